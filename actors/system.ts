@@ -1,0 +1,287 @@
+/**
+ * The actor system: every task, session, lease and order is an XState actor spawned here under an id.
+ * Each transition is persisted (snapshot plus the capability's own record, in one transaction) before
+ * subscribers hear of it, so what an SSE stream shows has already survived a crash.
+ *
+ * Deadlines: XState does not persist `after:` timers, so a machine that needs one keeps `deadline` (epoch ms)
+ * in its context; the system keeps a timer armed for it (re-armed on restore) and sends `{ type: "DEADLINE" }`.
+ */
+import { createActor, type Actor, type AnyStateMachine, type EventFrom, type InputFrom, type SnapshotFrom } from "xstate";
+import type { Db, DbOrTx } from "../src/db/client.ts";
+import type { Logger } from "../src/log.ts";
+import { activeActors, deleteFinishedBefore, findActor, saveActor } from "./repo.ts";
+
+export const DEADLINE = "DEADLINE" as const;
+export type DeadlineEvent = { type: typeof DEADLINE };
+
+export interface ActorKind<M extends AnyStateMachine = AnyStateMachine> {
+  /** Stored with each snapshot; names the machine to restore it with. */
+  kind: string;
+  machine: M;
+  /** Writes the capability's own record of the actor, in the transaction that stores the snapshot. */
+  record?(tx: DbOrTx, id: string, snapshot: SnapshotFrom<M>): void;
+  /** Called once for each actor restored at boot (e.g. to fail work that was interrupted). */
+  restored?(actor: Actor<M>): void;
+  /** How long a final actor stays addressable before it is retired; defaults to the system's retention. */
+  retentionMs?: number;
+}
+
+/** The database refused a transition; the actor is put back to its last stored snapshot. */
+export class ActorPersistError extends Error {
+  constructor(id: string, cause: unknown) {
+    super(`actor ${id}: transition could not be stored, so it did not happen`, { cause });
+    this.name = "ActorPersistError";
+  }
+}
+
+export class ActorExistsError extends Error {
+  constructor(id: string) {
+    super(`an actor with id ${id} already exists`);
+    this.name = "ActorExistsError";
+  }
+}
+
+type Listener = (snapshot: SnapshotFrom<AnyStateMachine>) => void;
+
+interface Entry {
+  kind: ActorKind;
+  actor: Actor<AnyStateMachine>;
+  createdAt: Date;
+  listeners: Set<Listener>;
+  subscription?: { unsubscribe(): void };
+  timer?: ReturnType<typeof setTimeout>;
+  deadline?: number;
+  /** Set when a transition could not be stored; the entry is then replaced from the database. */
+  failed?: unknown;
+}
+
+export interface ActorSystemOptions {
+  db: Db;
+  log: Logger;
+  /** Default time a final actor is kept before it is retired. */
+  retentionMs: number;
+  now?: () => number;
+}
+
+// setTimeout's ceiling; a later deadline is re-armed when this one fires.
+const maxTimer = 2 ** 31 - 1;
+
+export class ActorSystem {
+  readonly #kinds = new Map<string, ActorKind>();
+  readonly #entries = new Map<string, Entry>();
+  readonly #db: Db;
+  readonly #log: Logger;
+  readonly #retentionMs: number;
+  readonly #now: () => number;
+  #sweeper?: ReturnType<typeof setInterval>;
+
+  constructor({ db, log, retentionMs, now = Date.now }: ActorSystemOptions) {
+    this.#db = db;
+    this.#log = log.child({ component: "actors" });
+    this.#retentionMs = retentionMs;
+    this.#now = now;
+  }
+
+  register<M extends AnyStateMachine>(kind: ActorKind<M>): void {
+    if (this.#kinds.has(kind.kind)) throw new Error(`actor kind ${kind.kind} is registered twice`);
+    this.#kinds.set(kind.kind, kind as unknown as ActorKind);
+  }
+
+  /** Starts a new actor; its initial snapshot is persisted before this returns. */
+  spawn<M extends AnyStateMachine>(kind: ActorKind<M>, id: string, input: InputFrom<M>): Actor<M> {
+    if (this.#entries.has(id) || findActor(this.#db, id)) throw new ActorExistsError(id);
+    const registered = this.#kindOf(kind.kind);
+    const actor = createActor(registered.machine, { id, input });
+    const entry = this.#track(id, registered, actor, new Date(this.#now()));
+    if (entry.failed) throw new ActorPersistError(id, entry.failed);
+    return actor as unknown as Actor<M>;
+  }
+
+  get<M extends AnyStateMachine>(kind: ActorKind<M>, id: string): Actor<M> | undefined {
+    const entry = this.#entries.get(id);
+    return entry?.kind.kind === kind.kind ? (entry.actor as unknown as Actor<M>) : undefined;
+  }
+
+  /**
+   * Sends an event to a live actor; false when there is none under that id. Throws ActorPersistError when the
+   * resulting transition could not be stored (the actor then stays at its last stored snapshot).
+   */
+  send<M extends AnyStateMachine>(kind: ActorKind<M>, id: string, event: EventFrom<M>): boolean {
+    const entry = this.#entries.get(id);
+    if (!entry || entry.kind.kind !== kind.kind) return false;
+    entry.actor.send(event);
+    if (entry.failed) throw new ActorPersistError(id, entry.failed);
+    return true;
+  }
+
+  /**
+   * Calls `listener` with every persisted snapshot of the actor from now on. Returns the unsubscribe function,
+   * or undefined when no live actor has that id.
+   */
+  subscribe<M extends AnyStateMachine>(kind: ActorKind<M>, id: string, listener: (snapshot: SnapshotFrom<M>) => void) {
+    const entry = this.#entries.get(id);
+    if (!entry || entry.kind.kind !== kind.kind) return undefined;
+    entry.listeners.add(listener as Listener);
+    return () => void entry.listeners.delete(listener as Listener);
+  }
+
+  /** Brings back every actor that had not finished when the process stopped. Returns how many. */
+  restore(): number {
+    let restored = 0;
+    for (const row of activeActors(this.#db)) {
+      const kind = this.#kinds.get(row.kind);
+      if (!kind) {
+        this.#log.warn("actor of unknown kind left as it is", { actorId: row.id, kind: row.kind });
+        continue;
+      }
+      const actor = createActor(kind.machine, { id: row.id, snapshot: row.snapshot as never });
+      this.#track(row.id, kind, actor, row.createdAt);
+      kind.restored?.(actor);
+      restored++;
+    }
+    if (restored) this.#log.info("actors restored", { count: restored });
+    return restored;
+  }
+
+  /** Retires final actors whose retention has passed: stopped, forgotten, their snapshot rows deleted. */
+  sweep(): number {
+    let retired = 0;
+    for (const kind of this.#kinds.values()) {
+      const before = new Date(this.#now() - (kind.retentionMs ?? this.#retentionMs));
+      for (const id of deleteFinishedBefore(this.#db, kind.kind, before)) {
+        this.#forget(id);
+        retired++;
+      }
+    }
+    return retired;
+  }
+
+  /** Sweeps every `intervalMs` until stopped; the timer never keeps the process alive. */
+  startSweeping(intervalMs: number): void {
+    this.#sweeper = setInterval(() => this.sweep(), intervalMs);
+    this.#sweeper.unref();
+  }
+
+  stats(): { live: number; active: number; byKind: Record<string, number> } {
+    const byKind: Record<string, number> = {};
+    let active = 0;
+    for (const { kind, actor } of this.#entries.values()) {
+      byKind[kind.kind] = (byKind[kind.kind] ?? 0) + 1;
+      if (actor.getSnapshot().status === "active") active++;
+    }
+    return { live: this.#entries.size, active, byKind };
+  }
+
+  /** Stops every actor without touching what is stored: a restart restores them as they were. */
+  stop(): void {
+    clearInterval(this.#sweeper);
+    for (const id of [...this.#entries.keys()]) this.#forget(id);
+  }
+
+  #kindOf(name: string): ActorKind {
+    const kind = this.#kinds.get(name);
+    if (!kind) throw new Error(`actor kind ${name} is not registered`);
+    return kind;
+  }
+
+  #track(id: string, kind: ActorKind, actor: Actor<AnyStateMachine>, createdAt: Date, listeners = new Set<Listener>()): Entry {
+    const entry: Entry = { kind, actor, createdAt, listeners };
+    this.#entries.set(id, entry);
+    let last: unknown;
+    entry.subscription = actor.subscribe({
+      next: (snapshot) => {
+        if (snapshot === last) return; // an event that changed nothing
+        last = snapshot;
+        this.#persist(id, entry, snapshot);
+      },
+      error: (error) => {
+        this.#log.error("actor failed", { actorId: id, kind: kind.kind, error });
+        this.#persist(id, entry, actor.getSnapshot());
+      },
+    });
+    actor.start();
+    return entry;
+  }
+
+  /** Replaces a live actor whose transition was not stored with one restored from its last stored snapshot. */
+  #revert(id: string, entry: Entry): void {
+    if (this.#entries.get(id) !== entry) return;
+    const { listeners } = entry;
+    this.#forget(id);
+    const row = findActor(this.#db, id);
+    if (row?.status !== "active") return;
+    const actor = createActor(entry.kind.machine, { id, snapshot: row.snapshot as never });
+    this.#track(id, entry.kind, actor, row.createdAt, listeners);
+  }
+
+  #persist(id: string, entry: Entry, snapshot: SnapshotFrom<AnyStateMachine>): void {
+    const now = new Date(this.#now());
+    const finished = snapshot.status !== "active";
+    const deadline = finished ? undefined : deadlineOf(snapshot);
+    try {
+      this.#store(id, entry, snapshot, now, finished, deadline);
+    } catch (error) {
+      this.#log.error("actor transition could not be stored; reverting", { actorId: id, kind: entry.kind.kind, error });
+      entry.failed = error;
+      queueMicrotask(() => this.#revert(id, entry));
+      return;
+    }
+    this.#arm(id, entry, deadline);
+    for (const listener of entry.listeners) {
+      try {
+        listener(snapshot);
+      } catch (error) {
+        this.#log.error("actor subscriber failed", { actorId: id, error });
+      }
+    }
+  }
+
+  #store(id: string, entry: Entry, snapshot: SnapshotFrom<AnyStateMachine>, now: Date, finished: boolean, deadline?: number) {
+    this.#db.transaction((tx) => {
+      saveActor(tx, {
+        id,
+        kind: entry.kind.kind,
+        status: snapshot.status === "active" ? "active" : snapshot.status === "error" ? "error" : "done",
+        state: snapshot.value ?? null,
+        snapshot: entry.actor.getPersistedSnapshot(),
+        deadline: deadline ?? null,
+        createdAt: entry.createdAt,
+        updatedAt: now,
+        finishedAt: finished ? now : null,
+      });
+      entry.kind.record?.(tx, id, snapshot);
+    });
+  }
+
+  #arm(id: string, entry: Entry, deadline: number | undefined): void {
+    if (entry.deadline === deadline) return;
+    clearTimeout(entry.timer);
+    entry.deadline = deadline;
+    entry.timer = undefined;
+    if (deadline === undefined) return;
+    const delay = Math.max(0, deadline - this.#now());
+    entry.timer = setTimeout(() => {
+      entry.timer = undefined;
+      if (delay > maxTimer) {
+        entry.deadline = undefined;
+        this.#arm(id, entry, deadline);
+      } else entry.actor.send({ type: DEADLINE });
+    }, Math.min(delay, maxTimer));
+  }
+
+  #forget(id: string): void {
+    const entry = this.#entries.get(id);
+    if (!entry) return;
+    clearTimeout(entry.timer);
+    entry.listeners.clear();
+    // Unsubscribe first: stopping is not a transition and must not be persisted.
+    entry.subscription?.unsubscribe();
+    this.#entries.delete(id);
+    entry.actor.stop();
+  }
+}
+
+function deadlineOf(snapshot: SnapshotFrom<AnyStateMachine>): number | undefined {
+  const deadline = (snapshot.context as { deadline?: unknown } | undefined)?.deadline;
+  return typeof deadline === "number" && Number.isFinite(deadline) ? deadline : undefined;
+}

@@ -1,0 +1,142 @@
+/**
+ * The one typed configuration. Sources, later ones winning: defaults < platform.yaml < environment < CLI flags.
+ * Keys are snake_case everywhere; `PLATFORM_<SECTION>__<KEY>` reaches any key from the environment.
+ */
+import { type Static, type TSchema, Type, Kind } from "@sinclair/typebox";
+import { Value, type ValueError, ValueErrorType } from "@sinclair/typebox/value";
+
+const Section = <T extends Parameters<typeof Type.Object>[0]>(properties: T) =>
+  Type.Object(properties, { additionalProperties: false, default: {} });
+
+export const ConfigSchema = Type.Object(
+  {
+    environment: Type.Union([Type.Literal("production"), Type.Literal("development")], { default: "production" }),
+    data_dir: Type.String({ minLength: 1, default: "./data" }),
+    server: Section({
+      host: Type.String({ minLength: 1, default: "0.0.0.0" }),
+      port: Type.Integer({ minimum: 0, maximum: 65535, default: 8443 }),
+      body_limit: Type.Integer({ minimum: 1024, maximum: 1024 ** 3, default: 1024 * 1024 }),
+      shutdown_timeout_ms: Type.Integer({ minimum: 0, maximum: 600_000, default: 10_000 }),
+    }),
+    log: Section({
+      level: Type.Union([Type.Literal("error"), Type.Literal("warn"), Type.Literal("info"), Type.Literal("debug")], {
+        default: "info",
+      }),
+    }),
+    actors: Section({
+      retention_seconds: Type.Integer({ minimum: 0, default: 3600 }),
+    }),
+    mcp: Section({
+      default_server: Type.String({ minLength: 1, default: "platform" }),
+    }),
+  },
+  { additionalProperties: false },
+);
+export type Config = Static<typeof ConfigSchema>;
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+/** Where each value came from, so an error can say `(from PORT)` rather than leave the reader guessing. */
+type Origins = Map<string, string>;
+
+export interface ConfigSources {
+  /** Contents of platform.yaml, already read; `file` names it in errors. */
+  yaml?: { text: string; file: string };
+  env?: Record<string, string | undefined>;
+  /** Dotted keys from CLI flags, e.g. `{ "server.port": "9000" }`. */
+  flags?: Record<string, string | undefined>;
+}
+
+const envAliases: Record<string, string> = {
+  PORT: "server.port",
+  HOST: "server.host",
+  LOG_LEVEL: "log.level",
+  PLATFORM_ENV: "environment",
+};
+const notConfigKeys = new Set(["PLATFORM_CONFIG"]);
+
+export function loadConfig({ yaml, env = {}, flags = {} }: ConfigSources = {}): Config {
+  const raw: Record<string, unknown> = {};
+  const origins: Origins = new Map();
+  if (yaml) {
+    let parsed: unknown;
+    try {
+      parsed = Bun.YAML.parse(yaml.text);
+    } catch (error) {
+      throw new ConfigError(`Invalid configuration: ${yaml.file} is not valid YAML: ${(error as Error).message}`);
+    }
+    if (parsed !== null && parsed !== undefined) {
+      if (typeof parsed !== "object" || Array.isArray(parsed))
+        throw new ConfigError(`Invalid configuration: ${yaml.file} must hold a mapping of keys`);
+      mergeFile(raw, parsed as Record<string, unknown>, "", yaml.file, origins);
+    }
+  }
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined) continue;
+    const key = envAliases[name] ?? envKey(name);
+    if (key) assign(raw, key, value, name, origins);
+  }
+  for (const [key, value] of Object.entries(flags)) {
+    if (value !== undefined) assign(raw, key, value, `--${key.split(".").at(-1)!.replaceAll("_", "-")}`, origins);
+  }
+  const config = Value.Convert(ConfigSchema, Value.Default(ConfigSchema, raw));
+  const error = Value.Errors(ConfigSchema, config).First();
+  if (error) throw new ConfigError(describe(error, origins));
+  return config as Config;
+}
+
+function envKey(name: string): string | undefined {
+  if (!name.startsWith("PLATFORM_") || notConfigKeys.has(name)) return undefined;
+  return name.slice("PLATFORM_".length).toLowerCase().split("__").join(".");
+}
+
+function mergeFile(target: Record<string, unknown>, source: Record<string, unknown>, prefix: string, file: string, origins: Origins) {
+  for (const [key, value] of Object.entries(source)) {
+    const path = prefix ? `${prefix}.${key}` : key;
+    if (value !== null && typeof value === "object" && !Array.isArray(value)) {
+      const child = (target[key] ??= {}) as Record<string, unknown>;
+      mergeFile(child, value as Record<string, unknown>, path, file, origins);
+    } else {
+      target[key] = value;
+      origins.set(path, file);
+    }
+  }
+}
+
+function assign(target: Record<string, unknown>, dotted: string, value: unknown, origin: string, origins: Origins) {
+  const parts = dotted.split(".");
+  let node = target;
+  for (const part of parts.slice(0, -1)) {
+    const next = node[part];
+    node = (next !== null && typeof next === "object" ? next : (node[part] = {})) as Record<string, unknown>;
+  }
+  node[parts.at(-1)!] = value;
+  origins.set(dotted, origin);
+}
+
+function describe({ type, path, value, schema }: ValueError, origins: Origins): string {
+  const key = path.split("/").filter(Boolean).join(".");
+  const from = origins.get(key) ?? [...origins].find(([k]) => k.startsWith(`${key}.`))?.[1];
+  const source = from ? ` (from ${from})` : "";
+  if (type === ValueErrorType.ObjectAdditionalProperties) {
+    const parent = key.split(".").slice(0, -1).reduce<TSchema | undefined>((node, part) => node?.properties?.[part], ConfigSchema);
+    return `Invalid configuration: unknown key ${key}${source}; allowed keys here: ${Object.keys(parent?.properties ?? {}).join(", ")}`;
+  }
+  return `Invalid configuration: ${key} is ${JSON.stringify(value)}${source}; allowed: ${allowed(schema)}`;
+}
+
+/** A person's description of what a schema accepts. */
+export function allowed(schema: TSchema): string {
+  if (schema.anyOf) return `one of ${schema.anyOf.map((s: TSchema) => JSON.stringify(s.const)).join(", ")}`;
+  const kind = schema[Kind] === "Integer" ? "an integer" : schema[Kind] === "Number" ? "a number" : `a ${schema.type}`;
+  const range =
+    schema.minimum !== undefined && schema.maximum !== undefined
+      ? ` from ${schema.minimum} to ${schema.maximum}`
+      : schema.minimum !== undefined
+        ? ` of at least ${schema.minimum}`
+        : "";
+  const length = schema.minLength ? " (not empty)" : "";
+  return `${kind}${range}${length}`;
+}

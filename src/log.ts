@@ -1,0 +1,49 @@
+/**
+ * JSON-line logger on stderr. stdout is reserved for MCP stdio, so nothing here ever writes to it.
+ * Context fields are merged into each line; values under secret-looking keys are replaced before writing.
+ */
+export type LogLevel = "error" | "warn" | "info" | "debug";
+export type LogFields = Record<string, unknown>;
+
+const rank: Record<LogLevel, number> = { error: 0, warn: 1, info: 2, debug: 3 };
+const secretKey = /pass(word)?|secret|token|authorization|cookie|api[-_]?key|credential|private[-_]?key/i;
+
+export interface Logger {
+  error(message: string, fields?: LogFields): void;
+  warn(message: string, fields?: LogFields): void;
+  info(message: string, fields?: LogFields): void;
+  debug(message: string, fields?: LogFields): void;
+  enabled(level: LogLevel): boolean;
+  /** A logger whose lines all carry `fields`. */
+  child(fields: LogFields): Logger;
+}
+
+export interface LoggerOptions {
+  level?: LogLevel;
+  write?: (line: string) => void;
+}
+
+const writeStderr = (line: string) => void process.stderr.write(line);
+
+export function createLogger({ level = "info", write = writeStderr }: LoggerOptions = {}, base: LogFields = {}): Logger {
+  const threshold = rank[level];
+  const emit = (lineLevel: LogLevel, message: string, fields?: LogFields) => {
+    if (rank[lineLevel] > threshold) return;
+    const line = { level: lineLevel, message, timestamp: new Date().toISOString(), ...base, ...fields };
+    write(JSON.stringify(line, redact) + "\n");
+  };
+  return {
+    error: (m, f) => emit("error", m, f),
+    warn: (m, f) => emit("warn", m, f),
+    info: (m, f) => emit("info", m, f),
+    debug: (m, f) => emit("debug", m, f),
+    enabled: (l) => rank[l] <= threshold,
+    child: (fields) => createLogger({ level, write }, { ...base, ...fields }),
+  };
+}
+
+function redact(this: unknown, key: string, value: unknown): unknown {
+  if (key && secretKey.test(key) && value !== null && value !== undefined && value !== "") return "[REDACTED]";
+  if (value instanceof Error) return { name: value.name, message: value.message };
+  return value;
+}
