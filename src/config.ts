@@ -45,8 +45,8 @@ export interface ConfigSources {
   /** Contents of platform.yaml, already read; `file` names it in errors. */
   yaml?: { text: string; file: string };
   env?: Record<string, string | undefined>;
-  /** Dotted keys from CLI flags, e.g. `{ "server.port": "9000" }`. */
-  flags?: Record<string, string | undefined>;
+  /** Values from CLI flags, e.g. `{ key: "server.port", flag: "--port", value: "9000" }`. */
+  flags?: { key: string; flag: string; value?: string }[];
 }
 
 const envAliases: Record<string, string> = {
@@ -57,7 +57,7 @@ const envAliases: Record<string, string> = {
 };
 const notConfigKeys = new Set(["PLATFORM_CONFIG"]);
 
-export function loadConfig({ yaml, env = {}, flags = {} }: ConfigSources = {}): Config {
+export function loadConfig({ yaml, env = {}, flags = [] }: ConfigSources = {}): Config {
   const raw: Record<string, unknown> = {};
   const origins: Origins = new Map();
   if (yaml) {
@@ -78,9 +78,7 @@ export function loadConfig({ yaml, env = {}, flags = {} }: ConfigSources = {}): 
     const key = envAliases[name] ?? envKey(name);
     if (key) assign(raw, key, value, name, origins);
   }
-  for (const [key, value] of Object.entries(flags)) {
-    if (value !== undefined) assign(raw, key, value, `--${key.split(".").at(-1)!.replaceAll("_", "-")}`, origins);
-  }
+  for (const { key, flag, value } of flags) if (value !== undefined) assign(raw, key, value, flag, origins);
   const config = Value.Convert(ConfigSchema, Value.Default(ConfigSchema, raw));
   const error = Value.Errors(ConfigSchema, config).First();
   if (error) throw new ConfigError(describe(error, origins));

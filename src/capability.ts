@@ -1,0 +1,32 @@
+/**
+ * How a capability joins the runtime. A capability factory receives the shared runtime, registers its actor
+ * kinds, MCP tools and health check into it, and returns its HTTP plugin and lifecycle hooks.
+ */
+import type { Elysia } from "elysia";
+import type { ActorSystem } from "../actors/system.ts";
+import type { Config } from "./config.ts";
+import type { DatabaseHandle } from "./db/client.ts";
+import type { Health } from "./health.ts";
+import type { Logger } from "./log.ts";
+import type { McpRegistry } from "./mcp/registry.ts";
+
+export interface Runtime {
+  config: Config;
+  log: Logger;
+  database: DatabaseHandle;
+  actors: ActorSystem;
+  mcp: McpRegistry;
+  health: Health;
+}
+
+export interface Capability {
+  name: string;
+  /** Routes on the main listener. */
+  http?: Elysia<any, any, any, any, any, any, any>;
+  /** Runs after every capability is registered and actors are restored (e.g. extra listeners). */
+  start?(): void | Promise<void>;
+  /** Runs at shutdown, before actors stop and the database closes. */
+  stop?(): void | Promise<void>;
+}
+
+export type CapabilityFactory = (runtime: Runtime) => Capability | Promise<Capability>;

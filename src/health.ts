@@ -1,0 +1,34 @@
+/** The combined `/health` document: one overall status and each subsystem's own. */
+export type HealthStatus = "ok" | "degraded" | "down";
+export type SubsystemHealth = { status: HealthStatus } & Record<string, unknown>;
+export type HealthCheck = () => SubsystemHealth;
+
+const severity: Record<HealthStatus, number> = { ok: 0, degraded: 1, down: 2 };
+
+export class Health {
+  readonly #checks = new Map<string, HealthCheck>();
+  readonly #started = Date.now();
+
+  constructor(readonly version: string) {}
+
+  register(name: string, check: HealthCheck): void {
+    if (this.#checks.has(name)) throw new Error(`health check ${name} is registered twice`);
+    this.#checks.set(name, check);
+  }
+
+  report() {
+    let status: HealthStatus = "ok";
+    const subsystems: Record<string, SubsystemHealth> = {};
+    for (const [name, check] of this.#checks) {
+      let result: SubsystemHealth;
+      try {
+        result = check();
+      } catch (error) {
+        result = { status: "down", error: (error as Error).message };
+      }
+      subsystems[name] = result;
+      if (severity[result.status] > severity[status]) status = result.status;
+    }
+    return { status, version: this.version, uptimeSeconds: Math.floor((Date.now() - this.#started) / 1000), subsystems };
+  }
+}

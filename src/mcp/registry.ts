@@ -1,0 +1,63 @@
+/**
+ * Named MCP servers and what each offers. Capabilities register into a server by name; the host serves every
+ * server over stdio and Streamable HTTP. A name registered twice throws at start-up, not at call time.
+ */
+import type { Prompt, Resource, Tool } from "./define.ts";
+
+export interface McpServerInfo {
+  name: string;
+  title?: string;
+  version: string;
+  instructions?: string;
+}
+
+export class McpServerSpec {
+  readonly tools = new Map<string, Tool>();
+  readonly resources = new Map<string, Resource>();
+  readonly prompts = new Map<string, Prompt>();
+
+  constructor(readonly info: McpServerInfo) {}
+
+  tool(...tools: Tool[]): this {
+    for (const tool of tools) this.#add(this.tools, tool.name, tool, "tool");
+    return this;
+  }
+
+  resource(...resources: Resource[]): this {
+    for (const resource of resources) this.#add(this.resources, resource.uri, resource, "resource");
+    return this;
+  }
+
+  prompt(...prompts: Prompt[]): this {
+    for (const prompt of prompts) this.#add(this.prompts, prompt.name, prompt, "prompt");
+    return this;
+  }
+
+  #add<T>(map: Map<string, T>, key: string, value: T, what: string) {
+    if (map.has(key)) throw new Error(`MCP server ${this.info.name}: ${what} ${key} is registered twice`);
+    map.set(key, value);
+  }
+}
+
+export class McpRegistry {
+  readonly #servers = new Map<string, McpServerSpec>();
+
+  constructor(readonly version: string) {}
+
+  /** The server of that name, created on first use. */
+  server(name: string, info: Omit<McpServerInfo, "name" | "version"> = {}): McpServerSpec {
+    if (!/^[a-z][a-z0-9-]*$/.test(name)) throw new Error(`MCP server name ${JSON.stringify(name)} must be lowercase letters, digits and dashes`);
+    let spec = this.#servers.get(name);
+    if (!spec) this.#servers.set(name, (spec = new McpServerSpec({ name, version: this.version, ...info })));
+    else Object.assign(spec.info, info);
+    return spec;
+  }
+
+  get(name: string): McpServerSpec | undefined {
+    return this.#servers.get(name);
+  }
+
+  names(): string[] {
+    return [...this.#servers.keys()];
+  }
+}

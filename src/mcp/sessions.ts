@@ -1,0 +1,81 @@
+/**
+ * Streamable HTTP sessions for one named MCP server: each `initialize` gets its own SDK server and transport,
+ * found again by the `Mcp-Session-Id` header. Idle sessions are closed after `idleMs`.
+ */
+import { randomUUID } from "node:crypto";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
+import type { Logger } from "../log.ts";
+import type { McpServerSpec } from "./registry.ts";
+import { createMcpServer } from "./server.ts";
+
+interface Session {
+  transport: WebStandardStreamableHTTPServerTransport;
+  lastSeen: number;
+}
+
+export class McpSessions {
+  readonly #sessions = new Map<string, Session>();
+  readonly #sweeper: ReturnType<typeof setInterval>;
+
+  constructor(
+    readonly spec: McpServerSpec,
+    private readonly log: Logger,
+    private readonly idleMs = 30 * 60_000,
+  ) {
+    this.#sweeper = setInterval(() => this.#closeIdle(), Math.min(idleMs, 60_000));
+    this.#sweeper.unref();
+  }
+
+  get size(): number {
+    return this.#sessions.size;
+  }
+
+  async handle(request: Request, authInfo?: AuthInfo): Promise<Response> {
+    const id = request.headers.get("mcp-session-id");
+    if (id) {
+      const session = this.#sessions.get(id);
+      if (!session) return rpcError(404, -32001, "Session not found; initialize a new one");
+      session.lastSeen = Date.now();
+      return session.transport.handleRequest(request, { authInfo });
+    }
+    if (request.method !== "POST") return rpcError(400, -32000, "Missing Mcp-Session-Id header");
+    return this.#open(request, authInfo);
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.#sweeper);
+    await Promise.all([...this.#sessions.values()].map((s) => s.transport.close()));
+    this.#sessions.clear();
+  }
+
+  async #open(request: Request, authInfo?: AuthInfo): Promise<Response> {
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: randomUUID,
+      onsessioninitialized: (id) => void this.#sessions.set(id, { transport, lastSeen: Date.now() }),
+      onsessionclosed: (id) => void this.#sessions.delete(id),
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) this.#sessions.delete(transport.sessionId);
+    };
+    await createMcpServer(this.spec, this.log).connect(transport);
+    const response = await transport.handleRequest(request, { authInfo });
+    // Anything but a successful initialize leaves no session behind.
+    if (!transport.sessionId) await transport.close();
+    return response;
+  }
+
+  #closeIdle(): void {
+    const before = Date.now() - this.idleMs;
+    for (const [id, session] of this.#sessions) {
+      if (session.lastSeen < before) {
+        this.#sessions.delete(id);
+        void session.transport.close();
+      }
+    }
+  }
+}
+
+function rpcError(status: number, code: number, message: string): Response {
+  return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status });
+}

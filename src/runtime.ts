@@ -1,0 +1,59 @@
+/**
+ * Boots the shared runtime: database, actor system, MCP registry, health, and every capability. Used by both
+ * `serve` and `mcp <server>`, so a tool behaves the same whichever way an assistant reaches it.
+ */
+import { join } from "node:path";
+import { ActorSystem } from "../actors/system.ts";
+import { capabilities as defaultCapabilities } from "./capabilities.ts";
+import type { Capability, CapabilityFactory, Runtime } from "./capability.ts";
+import type { Config } from "./config.ts";
+import { openDatabase } from "./db/client.ts";
+import { Health } from "./health.ts";
+import type { Logger } from "./log.ts";
+import { McpRegistry } from "./mcp/registry.ts";
+import { version } from "./version.ts";
+
+export interface RunningRuntime extends Runtime {
+  capabilities: Capability[];
+  /** Stops capabilities and actors (their state stays stored) and closes the database. */
+  close(): Promise<void>;
+}
+
+export async function startRuntime(
+  config: Config,
+  log: Logger,
+  factories: CapabilityFactory[] = defaultCapabilities,
+): Promise<RunningRuntime> {
+  const database = openDatabase(join(config.data_dir, "platform.db"));
+  const actors = new ActorSystem({ db: database.db, log, retentionMs: config.actors.retention_seconds * 1000 });
+  const health = new Health(version);
+  const runtime: Runtime = { config, log, database, actors, mcp: new McpRegistry(version), health };
+
+  health.register("database", () => {
+    database.sqlite.query("SELECT 1").get();
+    return { status: "ok" };
+  });
+  health.register("actors", () => ({ status: "ok", ...actors.stats() }));
+
+  const capabilities: Capability[] = [];
+  for (const factory of factories) capabilities.push(await factory(runtime));
+  actors.restore();
+  actors.startSweeping(Math.min(60_000, Math.max(1000, config.actors.retention_seconds * 100)));
+  for (const capability of capabilities) await capability.start?.();
+
+  return {
+    ...runtime,
+    capabilities,
+    async close() {
+      for (const capability of [...capabilities].reverse()) {
+        try {
+          await capability.stop?.();
+        } catch (error) {
+          log.error("capability failed to stop", { capability: capability.name, error });
+        }
+      }
+      actors.stop();
+      database.close();
+    },
+  };
+}

@@ -1,0 +1,99 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { loadConfig } from "../src/config.ts";
+import { createLogger } from "../src/log.ts";
+import { startRuntime, type RunningRuntime } from "../src/runtime.ts";
+import { buildApp } from "../src/server.ts";
+import { platformCapability } from "../src/platform/tools.ts";
+import { fixtureCapability } from "./fixtures/capability.ts";
+import { tempDir } from "./support/temp.ts";
+
+const dir = tempDir();
+const logged: string[] = [];
+let runtime: RunningRuntime;
+let built: ReturnType<typeof buildApp>;
+let base = "";
+
+beforeAll(async () => {
+  const config = loadConfig({ env: { PLATFORM_DATA_DIR: dir.path, PLATFORM_SERVER__BODY_LIMIT: "2048" } });
+  runtime = await startRuntime(config, createLogger({ write: (l) => void logged.push(l) }), [platformCapability, fixtureCapability]);
+  built = buildApp(runtime);
+  built.app.listen({ hostname: "127.0.0.1", port: 0 });
+  base = `http://127.0.0.1:${built.app.server!.port}`;
+});
+afterAll(async () => {
+  await built.app.stop(true);
+  await built.closeMcp();
+  await runtime.close();
+  dir.remove();
+});
+
+const postJson = (path: string, body: string, headers: Record<string, string> = {}) =>
+  fetch(`${base}${path}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body });
+
+test("/health is one document with each subsystem", async () => {
+  const res = await fetch(`${base}/health`);
+  expect(res.status).toBe(200);
+  const body = (await res.json()) as { subsystems: { mcp: { servers: string[] } } };
+  expect(body).toMatchObject({ status: "ok", subsystems: { database: { status: "ok" }, actors: { status: "ok" }, mcp: { status: "ok" } } });
+  expect(body.subsystems.mcp.servers).toEqual(["platform", "fixture"]);
+});
+
+test("every response carries a request id; a sane one from the client is kept", async () => {
+  const generated = await fetch(`${base}/health`);
+  expect(generated.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+  const kept = await fetch(`${base}/health`, { headers: { "x-request-id": "trace-42" } });
+  expect(kept.headers.get("x-request-id")).toBe("trace-42");
+  const replaced = await fetch(`${base}/health`, { headers: { "x-request-id": "bad id\twith spaces" } });
+  expect(replaced.headers.get("x-request-id")).not.toContain("bad");
+});
+
+test("unknown routes are a JSON 404", async () => {
+  const res = await fetch(`${base}/nowhere`);
+  expect(res.status).toBe(404);
+  expect(await res.json()).toMatchObject({ error: { code: "NOT_FOUND", message: "No route for GET /nowhere" } });
+});
+
+test("malformed JSON is a JSON 400 and the server keeps serving", async () => {
+  const res = await postJson("/echo", '{"word": ');
+  expect(res.status).toBe(400);
+  expect(await res.json()).toMatchObject({ error: { code: "MALFORMED_JSON" } });
+  expect(await (await postJson("/echo", '{"word":"ok"}')).json()).toEqual({ word: "ok" });
+});
+
+test("a body that breaks the route's schema is a JSON 400 naming the field", async () => {
+  const res = await postJson("/echo", JSON.stringify({ word: "x".repeat(30) }));
+  expect(res.status).toBe(400);
+  expect(await res.json()).toMatchObject({ error: { code: "VALIDATION_ERROR", details: { path: "/word" } } });
+});
+
+test("an oversized body is a JSON 413, whether its length is declared or streamed", async () => {
+  const declared = await postJson("/echo", JSON.stringify({ word: "x".repeat(4000) }));
+  expect(declared.status).toBe(413);
+  expect(await declared.json()).toMatchObject({ error: { code: "PAYLOAD_TOO_LARGE" } });
+
+  const chunks = [new TextEncoder().encode('{"word":"'), new TextEncoder().encode("y".repeat(4000)), new TextEncoder().encode('"}')];
+  const streamed = await fetch(`${base}/echo`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: new ReadableStream({
+      pull(controller) {
+        const next = chunks.shift();
+        if (next) controller.enqueue(next);
+        else controller.close();
+      },
+    }),
+  });
+  expect(streamed.status).toBe(413);
+  expect(await streamed.json()).toMatchObject({ error: { code: "PAYLOAD_TOO_LARGE" } });
+  expect((await fetch(`${base}/health`)).status).toBe(200);
+});
+
+test("an internal fault is a 500 with the request id, logged without reaching the client", async () => {
+  const res = await fetch(`${base}/boom`, { headers: { "x-request-id": "fault-1" } });
+  expect(res.status).toBe(500);
+  const text = await res.text();
+  expect(text).not.toContain("secret internals");
+  expect(JSON.parse(text)).toMatchObject({ error: { code: "INTERNAL_ERROR", requestId: "fault-1" } });
+  const line = logged.map((l) => JSON.parse(l)).find((l) => l.requestId === "fault-1");
+  expect(line).toMatchObject({ level: "error", message: "internal error", error: { message: "secret internals that must not leak" } });
+});
