@@ -18,18 +18,17 @@ export function buildApp(runtime: RunningRuntime) {
 
   // Bun's own body ceiling stays above ours: it would answer 413 with no body, and ours is JSON.
   const app = new Elysia()
-    .onRequest(({ request, set }) => {
+    .onRequest((context) => {
+      const { request, set } = context;
       const given = request.headers.get("x-request-id");
       set.headers["x-request-id"] = given && requestIdPattern.test(given) ? given : randomUUID();
-      const length = Number(request.headers.get("content-length") ?? 0);
-      if (length > bodyLimit) {
+      const length = request.headers.get("content-length");
+      if (Number(length) > bodyLimit) {
         set.status = 413;
         return errorBody("PAYLOAD_TOO_LARGE", `Request body exceeds the limit of ${bodyLimit} bytes`, set.headers);
       }
-    })
-    // A body sent without Content-Length is counted as it streams in.
-    .onParse({ as: "global" }, ({ request }, contentType) => {
-      if (request.body && !request.headers.has("content-length")) return readLimited(request, contentType, bodyLimit);
+      // A body without a declared length is counted as it streams in; whoever reads it past the limit fails.
+      if (length === null && request.body) context.request = limitBody(request, bodyLimit);
     })
     .onError({ as: "global" }, ({ code, error, request, set }) => {
       const requestId = set.headers["x-request-id"] as string | undefined;
@@ -75,15 +74,14 @@ class PayloadTooLarge extends Error {
   override name = "PayloadTooLarge";
 }
 
-async function readLimited(request: Request, contentType: string, limit: number): Promise<unknown> {
-  const chunks: Uint8Array[] = [];
+function limitBody(request: Request, limit: number): Request {
   let size = 0;
-  for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
-    size += chunk.byteLength;
-    if (size > limit) throw new PayloadTooLarge(`body over ${limit} bytes`);
-    chunks.push(chunk);
-  }
-  const text = new TextDecoder().decode(Buffer.concat(chunks));
-  if (!contentType.includes("json")) return text;
-  return JSON.parse(text); // a syntax error here reaches onError as PARSE
+  const counted = new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, controller) {
+      size += chunk.byteLength;
+      if (size > limit) controller.error(new PayloadTooLarge(`body over ${limit} bytes`));
+      else controller.enqueue(chunk);
+    },
+  });
+  return new Request(request, { body: request.body!.pipeThrough(counted), duplex: "half" } as RequestInit);
 }

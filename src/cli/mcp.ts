@@ -1,6 +1,4 @@
 /** `platform mcp <server>`: one MCP server over stdio, for assistants that launch it as a subprocess. */
-import { serveStdio } from "../mcp/stdio.ts";
-import { startRuntime } from "../runtime.ts";
 import { settingHelp, settingOptions, settingsFrom } from "./settings.ts";
 import { UsageError, type Verb } from "./verb.ts";
 
@@ -13,6 +11,7 @@ export const mcpVerb: Verb = {
   async run(values, [name, ...extra]) {
     if (extra.length) throw new UsageError(`unexpected argument '${extra[0]}'`);
     const { config, log } = settingsFrom(values);
+    const [{ startRuntime }, { serveStdio }] = await Promise.all([import("../runtime.ts"), import("../mcp/stdio.ts")]);
     const runtime = await startRuntime(config, log);
     const server = name ?? config.mcp.default_server;
     const spec = runtime.mcp.get(server);

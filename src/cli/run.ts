@@ -6,12 +6,12 @@ import { helpOption, UsageError, type Verb } from "./verb.ts";
 export async function runCli(verbs: Verb[], argv: string[], env = process.env): Promise<number> {
   const byName = new Map(verbs.map((v) => [v.name, v]));
   let [first, ...rest] = argv;
-  if (first === undefined && env.TRANSPORT_MODE === "stdio") [first, ...rest] = ["mcp"];
   if (first === "--help" || first === "-h" || first === "help") return print(overview(verbs));
   if (first === "--version") first = "version";
-  // `platform --port 9000` means `platform serve --port 9000`.
-  const verb = first === undefined || first.startsWith("-") ? byName.get("serve")! : byName.get(first);
-  const args = first === undefined || first.startsWith("-") ? argv : rest;
+  // With no verb, `serve` is meant (`platform --port 9000`), or `mcp` when TRANSPORT_MODE=stdio.
+  const implicit = first === undefined || first.startsWith("-");
+  const verb = implicit ? byName.get(env.TRANSPORT_MODE === "stdio" ? "mcp" : "serve")! : byName.get(first!);
+  const args = implicit ? argv : rest;
   if (!verb) return usage(`unknown command '${first}'`, "platform --help");
 
   let parsed;

@@ -1,6 +1,4 @@
 /** `platform serve`: the one server, until SIGTERM or SIGINT, then a graceful stop. */
-import { buildApp } from "../server.ts";
-import { startRuntime } from "../runtime.ts";
 import { settingHelp, settingOptions, settingsFrom } from "./settings.ts";
 import type { Verb } from "./verb.ts";
 
@@ -15,6 +13,8 @@ export const serveVerb: Verb = {
   },
   async run(values) {
     const { config, log } = settingsFrom(values);
+    // Loaded here, not at the top, so `--help` and `version` start without the whole server.
+    const [{ startRuntime }, { buildApp }] = await Promise.all([import("../runtime.ts"), import("../server.ts")]);
     const runtime = await startRuntime(config, log);
     const { app, closeMcp } = buildApp(runtime);
     app.listen({ hostname: config.server.host, port: config.server.port });

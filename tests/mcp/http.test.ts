@@ -1,0 +1,149 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { loadConfig } from "../../src/config.ts";
+import { createLogger } from "../../src/log.ts";
+import { platformCapability } from "../../src/platform/tools.ts";
+import { startRuntime, type RunningRuntime } from "../../src/runtime.ts";
+import { buildApp } from "../../src/server.ts";
+import { cancelled, fixtureCapability, resetCancelled } from "../fixtures/capability.ts";
+import { tempDir } from "../support/temp.ts";
+
+const dir = tempDir();
+let runtime: RunningRuntime;
+let built: ReturnType<typeof buildApp>;
+let base = "";
+const clients: Client[] = [];
+
+beforeAll(async () => {
+  runtime = await startRuntime(loadConfig({ env: { PLATFORM_DATA_DIR: dir.path } }), createLogger({ level: "error" }), [
+    platformCapability,
+    fixtureCapability,
+  ]);
+  built = buildApp(runtime);
+  built.app.listen({ hostname: "127.0.0.1", port: 0 });
+  base = `http://127.0.0.1:${built.app.server!.port}`;
+});
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close()));
+  await built.app.stop(true);
+  await built.closeMcp();
+  await runtime.close();
+  dir.remove();
+});
+
+async function connect(path: string) {
+  const client = new Client({ name: "test", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${base}${path}`)));
+  clients.push(client);
+  return client;
+}
+
+test("/mcp is the default server and /mcp/<name> each named one", async () => {
+  const platform = await connect("/mcp");
+  expect(platform.getServerVersion()?.name).toBe("platform");
+  const health = await platform.callTool({ name: "health", arguments: {} });
+  expect(health.structuredContent).toMatchObject({ status: "ok" });
+
+  const fixture = await connect("/mcp/fixture");
+  const { tools } = await fixture.listTools();
+  expect(tools.map((t) => t.name)).toEqual(["add", "explode", "count_down"]);
+  expect(tools[0]!.inputSchema).toMatchObject({ type: "object", required: ["a", "b"], properties: { a: { type: "integer" } } });
+});
+
+test("a tool's result comes back, with schema defaults applied", async () => {
+  const fixture = await connect("/mcp/fixture");
+  expect(await fixture.callTool({ name: "add", arguments: { a: 2, b: 40 } })).toMatchObject({ content: [{ type: "text", text: "42" }] });
+  expect(await fixture.callTool({ name: "add", arguments: { a: 2 } })).toMatchObject({ content: [{ text: "3" }] });
+});
+
+test("a tool that throws answers a result with isError and one text item", async () => {
+  const fixture = await connect("/mcp/fixture");
+  const result = await fixture.callTool({ name: "explode", arguments: {} });
+  expect(result).toEqual({ isError: true, content: [{ type: "text", text: "the fuse was lit" }] });
+});
+
+test("invalid arguments are an invalid-params error naming the field; unknown tools too", async () => {
+  const fixture = await connect("/mcp/fixture");
+  const bad = await fixture.callTool({ name: "add", arguments: { a: "two" } }).catch((e) => e);
+  expect(bad).toBeInstanceOf(McpError);
+  expect(bad.code).toBe(-32602);
+  expect(bad.message).toContain("Invalid arguments for tool add: a:");
+  const unknown = await fixture.callTool({ name: "nope", arguments: {} }).catch((e) => e);
+  expect(unknown.code).toBe(-32602);
+  expect(unknown.message).toContain("Unknown tool: nope");
+});
+
+test("progress reaches the client as notifications and cancelling aborts the handler's signal", async () => {
+  resetCancelled();
+  const fixture = await connect("/mcp/fixture");
+  const controller = new AbortController();
+  const seen: number[] = [];
+  const third = Promise.withResolvers<void>();
+  const call = fixture.callTool({ name: "count_down", arguments: { steps: 3 } }, undefined, {
+    signal: controller.signal,
+    onprogress: ({ progress }) => {
+      seen.push(progress);
+      if (progress === 3) third.resolve();
+    },
+  });
+  await third.promise;
+  controller.abort("enough");
+  expect(await call.then(() => "completed", () => "rejected")).toBe("rejected");
+  expect(await cancelled.promise).toBeString();
+  expect(seen).toEqual([1, 2, 3]);
+});
+
+test("resources and prompts are listed, read and rendered", async () => {
+  const fixture = await connect("/mcp/fixture");
+  expect((await fixture.listResources()).resources).toEqual([
+    { uri: "fixture://greeting", name: "greeting", description: "A fixed greeting.", mimeType: "text/plain" },
+  ]);
+  expect((await fixture.readResource({ uri: "fixture://greeting" })).contents).toEqual([
+    { uri: "fixture://greeting", mimeType: "text/plain", text: "hello" },
+  ]);
+  const { prompts } = await fixture.listPrompts();
+  expect(prompts[0]).toMatchObject({
+    name: "greet",
+    arguments: [
+      { name: "who", description: "whom to greet", required: true },
+      { name: "mood", required: false },
+    ],
+  });
+  const prompt = await fixture.getPrompt({ name: "greet", arguments: { who: "Ada", mood: "warm" } });
+  expect(prompt.messages[0]!.content).toEqual({ type: "text", text: "Greet Ada warmly." });
+  const missing = await fixture.getPrompt({ name: "greet", arguments: {} }).catch((e) => e);
+  expect(missing.code).toBe(-32602);
+  expect(missing.message).toContain("who");
+});
+
+test("sessions are separate, end with DELETE, and unknown ones or servers get JSON-RPC errors", async () => {
+  const before = runtime.health.report().subsystems.mcp!.sessions as Record<string, number>;
+  const client = new Client({ name: "test", version: "1.0.0" });
+  const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp/fixture`));
+  await client.connect(transport);
+  const sessionId = transport.sessionId!;
+  expect((runtime.health.report().subsystems.mcp!.sessions as Record<string, number>).fixture).toBe(before.fixture! + 1);
+  await transport.terminateSession();
+  await client.close();
+  const gone = await fetch(`${base}/mcp/fixture`, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-session-id": sessionId },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+  });
+  expect(gone.status).toBe(404);
+  expect(await gone.json()).toMatchObject({ jsonrpc: "2.0", error: { code: -32001 } });
+
+  const noServer = await fetch(`${base}/mcp/nothing-here`, { method: "POST", body: "{}" });
+  expect(noServer.status).toBe(404);
+  expect(await noServer.json()).toMatchObject({ error: { code: -32601, message: expect.stringContaining("fixture") } });
+
+  const notInitialize = await fetch(`${base}/mcp/fixture`, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+  });
+  expect(notInitialize.status).toBe(400);
+  expect((runtime.health.report().subsystems.mcp!.sessions as Record<string, number>).fixture).toBe(before.fixture!);
+});
