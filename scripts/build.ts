@@ -1,0 +1,20 @@
+/**
+ * `bun run build [--outfile path]`: compiles the platform into one executable, dist/platform by default. Migrations and package metadata
+ * are imported as modules, so they travel inside it; nothing is read from beside the binary at run time.
+ */
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+
+const root = join(import.meta.dir, "..");
+const { values } = parseArgs({ options: { outfile: { type: "string" } } });
+const outfile = resolve(values.outfile ?? join(root, "dist/platform"));
+const result = await Bun.build({
+  entrypoints: [join(root, "src/main.ts")],
+  compile: { outfile },
+  minify: true,
+});
+if (!result.success) {
+  for (const log of result.logs) console.error(log);
+  process.exit(1);
+}
+console.log(`built ${outfile}`);
