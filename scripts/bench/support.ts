@@ -1,0 +1,56 @@
+/** Shared pieces of the benchmark scripts: statistics, a table printer, and a loopback load generator. */
+import { join } from "node:path";
+
+export const root = join(import.meta.dir, "../..");
+
+export function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? NaN;
+}
+export const median = (values: number[]) => percentile(values, 50);
+
+/** Prints rows as an aligned table; the first row is the header. */
+export function printTable(rows: (string | number)[][]): void {
+  const cells = rows.map((row) => row.map(String));
+  const widths = cells[0]!.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? "").length)));
+  const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i]!)).join(" | ")} |`;
+  console.log(line(cells[0]!));
+  console.log(`|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`);
+  for (const r of cells.slice(1)) console.log(line(r));
+}
+
+export interface LoadResult {
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+}
+
+/**
+ * Drives `url` with autocannon in its own Node.js process (so the generator never shares an event loop with
+ * the server under test) for `seconds` with `connections` concurrent connections.
+ */
+export async function load(url: string, { connections = 64, seconds = 5, method = "GET", body, headers = {} }: {
+  connections?: number;
+  seconds?: number;
+  method?: string;
+  body?: string;
+  headers?: Record<string, string>;
+} = {}): Promise<LoadResult> {
+  const args = ["-c", String(connections), "-d", String(seconds), "-m", method, "--json"];
+  for (const [k, v] of Object.entries(headers)) args.push("-H", `${k}=${v}`);
+  if (body !== undefined) args.push("-b", body);
+  const proc = Bun.spawn(["node", join(root, "node_modules/autocannon/autocannon.js"), ...args, url], { stdout: "pipe", stderr: "ignore" });
+  const out = await new Response(proc.stdout).text();
+  await proc.exited;
+  const r = JSON.parse(out);
+  return { requestsPerSecond: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx };
+}
+
+/** Reads a process's resident set size in MiB (Linux). */
+export async function rssMiB(pid: number): Promise<number> {
+  const status = await Bun.file(`/proc/${pid}/status`).text();
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]);
+  return kb / 1024;
+}
