@@ -3,7 +3,7 @@ import type { Builtin } from "./builtins/builtin.ts";
 import { RegoError, type Location, type RegoErrorCode } from "./errors.ts";
 import { refText } from "./parser.ts";
 import { keyOf, RObject, RSet, type Value } from "./values.ts";
-import { orderBody, orderTerm } from "./safety.ts";
+import { orderBody, orderTerm, termInputs } from "./safety.ts";
 
 export interface CompiledRule {
   kind: "complete" | "partial" | "function";
@@ -204,7 +204,7 @@ export class Compiler {
       const ordered = orderBody(resolved, new Set(bound), frame.names);
       const head = headTerms.map((t) => orderTerm(this.resolveTerm(t, bodyScope, ctx), ordered.bound, frame.names));
       for (const t of head) {
-        const missing = unboundSlots(t, ordered.bound);
+        const missing = [...termInputs(t)].filter((s) => !ordered.bound.has(s));
         if (missing.length) fail(`var ${frame.names[missing[0]!]} is unsafe`, t.loc, "rego_unsafe_var_error");
       }
       return [ordered.body, head];
@@ -519,14 +519,6 @@ export function collectSlots(t: Term, out: Set<number>): void {
   });
 }
 
-function unboundSlots(t: Term, bound: Set<number>): number[] {
-  const missing: number[] = [];
-  forEachVar(t, (v) => {
-    if (v.slot !== undefined && !bound.has(v.slot)) missing.push(v.slot);
-  });
-  return missing;
-}
-
 /** Visits variables of a term, including those of nested bodies. */
 export function forEachVar(t: Term, f: (v: VarTerm) => void): void {
   switch (t.type) {
@@ -720,7 +712,7 @@ function walkTerms(t: Term, f: (t: Term) => void): void {
   f(t);
   switch (t.type) {
     case "ref":
-      walkTerms(t.head, f);
+      if (t.head.type !== "var") walkTerms(t.head, f);
       for (const p of t.path) walkTerms(p, f);
       return;
     case "array":

@@ -99,6 +99,12 @@ interface Info {
   outputs: Set<number>;
 }
 
+/** Variables a term reads (those in iteration positions, like `xs[i]`, it binds itself). */
+export function termInputs(t: Term): Set<number> {
+  const info = classify({ type: "term", term: t, negated: false, with: [], loc: t.loc });
+  return info.inputs;
+}
+
 function classify(e: Expr): Info {
   const info: Info = { inputs: new Set(), outputs: new Set() };
   const walk = (t: Term, out: boolean): void => {
