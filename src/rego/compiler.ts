@@ -295,8 +295,9 @@ export class Compiler {
   }
 
   private resolveWith(target: Term, value: Term, scope: Scope, ctx: ModuleContext): CompiledWith {
-    const resolvedValue = this.resolveTerm(value, scope, ctx);
-    const replacement = functionRef(value) ? this.tryCallTarget(value, ctx) : undefined;
+    const isLocal = value.type === "var" && scope.lookup(value.name) !== undefined;
+    const replacement = functionRef(value) && !isLocal ? this.tryCallTarget(value, ctx) : undefined;
+    const resolvedValue = replacement ? value : this.resolveTerm(value, scope, ctx);
     const name = callName(target);
     if (name === "input" || name.startsWith("input.") || (target.type === "ref" && target.head.type === "var" && target.head.name === "input")) {
       const path = target.type === "ref" ? target.path.map((t) => groundValue(t) ?? fail("'with' target path must be constant", t.loc)) : [];
@@ -510,7 +511,8 @@ function implicitVars(e: Expr, out: Set<string>): void {
     case "some":
       break;
   }
-  for (const w of e.with) term(w.value);
+  // A bare name after `as` may be a function replacing another: it declares nothing.
+  for (const w of e.with) if (w.value.type !== "var") term(w.value);
 }
 
 export function collectSlots(t: Term, out: Set<number>): void {

@@ -390,7 +390,6 @@ class Parser {
         this.expect("]");
         t = extendRef(t, key);
       } else if (this.is("(") && (t.type === "var" || t.type === "ref")) {
-        if (t.type === "var" && KEYWORDS.has(t.name)) break;
         this.next();
         t = { type: "call", fn: t, args: this.list(")"), loc: t.loc };
       } else break;
@@ -410,7 +409,8 @@ class Parser {
         this.next();
         return { type: "value", value: t.text, loc };
       case "ident":
-        if (KEYWORDS.has(t.text)) this.fail(`unexpected keyword '${t.text}'`);
+        // `contains` is also a built-in function: a keyword only where a call cannot be.
+        if (KEYWORDS.has(t.text) && !(t.text === "contains" && this.is("(", this.peek()))) this.fail(`unexpected keyword '${t.text}'`);
         this.next();
         if (t.text === "true" || t.text === "false") return { type: "value", value: t.text === "true", loc };
         if (t.text === "null") return { type: "value", value: null, loc };
