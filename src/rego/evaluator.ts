@@ -210,14 +210,16 @@ export class Evaluation implements BuiltinContext {
       if (w.kind === "input") input = patch(input, w.path, v);
       else if (w.kind === "data") {
         data = patch(data, w.path, v);
-        overridden = new Set(overridden);
-        let node: DocNode | undefined = this.tree;
+        // Rules at (or above, for a path into a rule's value) the replaced path are ignored; a path
+        // beside all rules needs nothing more than the patched base document.
+        let node: DocNode = this.tree;
         for (const p of w.path) {
-          const next: DocNode | undefined = node.children.get(keyOf(p));
+          const next = node.children.get(keyOf(p));
           if (!next) break;
           node = next;
         }
-        overridden.add(node);
+        const isRule = node.complete.length > 0 || node.partial.length > 0 || node.defaultRule !== undefined;
+        if (node.path.length === w.path.length || isRule) overridden = new Set(overridden).add(node);
       } else if (w.kind === "function") {
         functions = new Map(functions);
         functions.set(w.key, w.replacement ? { replacement: w.replacement } : { value: v });
