@@ -33,27 +33,26 @@ direct_grant if {
 delegated_grant if {
 	same_trust_domain
 	delegator := input.context.delegated_by
-	spiffe(delegator).trust_domain == caller.trust_domain
+	trust_domain(delegator) == caller_trust_domain
 	input.caller_spiffe_id in object.get(data.authz.delegations, delegator, [])
 	permits(delegator, input.action)
 	cleared(delegator, classification)
 	cleared(input.caller_spiffe_id, classification)
 }
 
-# "spiffe://<trust domain>/<workload path>" split into its parts; undefined for anything else.
-spiffe(id) := {"trust_domain": parts[0], "path": concat("/", array.slice(parts, 1, count(parts)))} if {
-	is_string(id)
+# The trust domain of "spiffe://<trust domain>/<workload path>"; undefined for anything else.
+trust_domain(id) := parts[2] if {
 	startswith(id, "spiffe://")
-	parts := split(substring(id, 9, -1), "/")
-	count(parts) > 1
-	regex.match(`^[a-z0-9._-]+$`, parts[0])
+	parts := split(id, "/")
+	count(parts) > 3
+	parts[2] != ""
 }
 
-caller := spiffe(input.caller_spiffe_id)
+caller_trust_domain := trust_domain(input.caller_spiffe_id)
 
-callee := spiffe(input.callee_spiffe_id)
+callee_trust_domain := trust_domain(input.callee_spiffe_id)
 
-same_trust_domain if caller.trust_domain == callee.trust_domain
+same_trust_domain if caller_trust_domain == callee_trust_domain
 
 # Requests that name no classification touch public data.
 classification := object.get(input, ["context", "data_classification"], "public")
@@ -76,8 +75,8 @@ cleared(id, label) if {
 reason := "allowed: action open to the whole trust domain" if domain_grant
 else := "allowed: caller capability" if direct_grant
 else := "allowed: delegated capability" if delegated_grant
-else := "denied: caller_spiffe_id is not a SPIFFE ID" if not caller
-else := "denied: callee_spiffe_id is not a SPIFFE ID" if not callee
+else := "denied: caller_spiffe_id is not a SPIFFE ID" if not caller_trust_domain
+else := "denied: callee_spiffe_id is not a SPIFFE ID" if not callee_trust_domain
 else := "denied: caller and callee are in different trust domains" if not same_trust_domain
 else := "denied: delegation not permitted" if input.context.delegated_by
 else := sprintf("denied: caller not cleared for %v data", [classification]) if permits(input.caller_spiffe_id, input.action)

@@ -29,6 +29,8 @@ interface FunctionOverride {
 class Context {
   readonly cache = new Map<DocNode, Value | undefined>();
   readonly computing = new Set<DocNode>();
+  /** Function results by function and arguments (a function's value depends on nothing else here). */
+  readonly calls = new Map<string, Value | undefined>();
   private readonly withoutCache = new Map<string, Context>();
   constructor(
     readonly input: Value | undefined,
@@ -151,6 +153,11 @@ export class Evaluation implements BuiltinContext {
         const t = e.term;
         if (t.type === "call" && t.target && t.args.length === t.target.arity + 1) {
           const out = t.args[t.args.length - 1]!;
+          if (this.areDirect(t.args, t.target.arity, f)) {
+            const args = this.directArgs(t.args, t.target.arity, f);
+            const r = args === undefined ? undefined : this.call(t.target, args, f, t.loc);
+            return r === undefined ? false : this.unifyValue(out, r, f, k);
+          }
           return this.evalArgs(t.args, t.target.arity, 0, [], f, (args) => {
             const r = this.call(t.target!, args, f, t.loc);
             return r === undefined ? false : this.unifyValue(out, r, f, k);
@@ -241,6 +248,10 @@ export class Evaluation implements BuiltinContext {
   // ---- terms
 
   private evalTerm(t: Term, f: Frame, k: VK): boolean {
+    if (t.type !== "value" && this.isDirect(t, f)) {
+      const v = this.direct(t, f);
+      return v === undefined ? false : k(v);
+    }
     switch (t.type) {
       case "value":
         return k(t.value);
@@ -315,6 +326,75 @@ export class Evaluation implements BuiltinContext {
     );
   }
 
+  // ---- direct evaluation: terms with at most one value, computed without continuations (the hot path)
+
+  /** Whether a term has at most one value and no variable to bind (so no backtracking is needed). */
+  private isDirect(t: Term, f: Frame): boolean {
+    switch (t.type) {
+      case "value":
+        return true;
+      case "var":
+        return t.slot === undefined ? t.name === "input" : f.vals[t.slot] !== undefined;
+      case "ref":
+        if (t.head.type !== "var" || !this.isDirect(t.head, f) && t.head.name !== "data") return false;
+        for (const p of t.path) if (!(p.type === "value" || (p.type === "var" && p.slot !== undefined && f.vals[p.slot] !== undefined))) return false;
+        return true;
+      case "call":
+        return this.areDirect(t.args, t.args.length, f);
+      case "array":
+        return this.areDirect(t.items, t.items.length, f);
+      default:
+        return false;
+    }
+  }
+
+  private areDirect(terms: Term[], n: number, f: Frame): boolean {
+    for (let i = 0; i < n; i++) if (!this.isDirect(terms[i]!, f)) return false;
+    return true;
+  }
+
+  /** The value of a term for which isDirect holds (undefined when it has none). */
+  private direct(t: Term, f: Frame): Value | undefined {
+    switch (t.type) {
+      case "value":
+        return t.value;
+      case "var":
+        return t.slot === undefined ? f.ctx.input : f.vals[t.slot];
+      case "ref": {
+        const head = t.head as Term & { type: "var" };
+        if (head.slot === undefined && head.name === "data") {
+          let v: Value | undefined;
+          this.walkDoc(this.tree, f.ctx.data, t.path, 0, f, (x) => ((v = x), true));
+          return v;
+        }
+        let v = head.slot === undefined ? f.ctx.input : f.vals[head.slot];
+        for (const p of t.path) {
+          if (v === undefined) return undefined;
+          v = lookup(v, p.type === "value" ? p.value : f.vals[(p as { slot: number }).slot]!);
+        }
+        return v;
+      }
+      case "call": {
+        const args = this.directArgs(t.args, t.args.length, f);
+        return args === undefined ? undefined : this.call(t.target!, args, f, t.loc);
+      }
+      case "array":
+        return this.directArgs(t.items, t.items.length, f);
+      default:
+        return undefined;
+    }
+  }
+
+  private directArgs(terms: Term[], n: number, f: Frame): Value[] | undefined {
+    const out = new Array<Value>(n);
+    for (let i = 0; i < n; i++) {
+      const v = this.direct(terms[i]!, f);
+      if (v === undefined) return undefined;
+      out[i] = v;
+    }
+    return out;
+  }
+
   // ---- unification
 
   private bind(f: Frame, slot: number, v: Value, k: K): boolean {
@@ -339,6 +419,10 @@ export class Evaluation implements BuiltinContext {
   private unify(a: Term, b: Term, f: Frame, k: K): boolean {
     if (this.isUnbound(a, f)) {
       if (this.isUnbound(b, f)) throw new RegoError("rego_unsafe_var_error", `var ${(a as { name: string }).name} is unsafe`, a.loc);
+      if (this.isDirect(b, f)) {
+        const v = this.direct(b, f);
+        return v === undefined ? false : this.bind(f, (a as { slot: number }).slot, v, k);
+      }
       return this.evalTerm(b, f, (v) => this.bind(f, (a as { slot: number }).slot, v, k));
     }
     if (this.isUnbound(b, f)) return this.evalTerm(a, f, (v) => this.bind(f, (b as { slot: number }).slot, v, k));
@@ -509,16 +593,19 @@ export class Evaluation implements BuiltinContext {
 
   /** Values of one rule (or function definition): its body, then each else in turn until one holds. */
   private ruleValues(r: CompiledRule, f: Frame, onValue: (v: Value) => boolean): void {
-    const branches = [{ value: r.value, body: r.body }, ...r.elses];
-    for (const b of branches) {
-      let found = false;
-      const single = b.value.type === "value";
-      this.evalBody(b.body, 0, f, () => {
-        found = true;
-        return this.evalTerm(b.value, f, onValue) || single;
-      });
-      if (found) return;
-    }
+    if (this.branchValues(r.value, r.body, f, onValue)) return;
+    for (const e of r.elses) if (this.branchValues(e.value, e.body, f, onValue)) return;
+  }
+
+  /** Whether the branch's body held; a constant value needs only the first solution. */
+  private branchValues(value: Term, body: Body, f: Frame, onValue: (v: Value) => boolean): boolean {
+    let found = false;
+    const single = value.type === "value";
+    this.evalBody(body, 0, f, () => {
+      found = true;
+      return this.evalTerm(value, f, onValue) || single;
+    });
+    return found;
   }
 
   private evalComplete(node: DocNode, ctx: Context): Value | undefined {
@@ -557,7 +644,14 @@ export class Evaluation implements BuiltinContext {
         f.ctx = saved;
       }
     }
-    if (target.kind === "function") return this.callFunction(this.functions.get(target.path)!, args, f.ctx, loc);
+    if (target.kind === "function") {
+      const key = `${target.path}(${args.map(keyOf).join("\0,")}`;
+      const calls = f.ctx.calls;
+      if (calls.has(key)) return calls.get(key);
+      const r = this.callFunction(this.functions.get(target.path)!, args, f.ctx, loc);
+      calls.set(key, r);
+      return r;
+    }
     const b = this.builtins.get(target.name)!;
     try {
       return b.fn(args, this);

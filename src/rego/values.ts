@@ -52,7 +52,7 @@ export class RObject {
   }
   copy(): RObject {
     const o = new RObject();
-    for (const [k, v] of this.map.values()) o.set(k, v);
+    for (const [h, e] of this.map) o.map.set(h, e);
     return o;
   }
 }
@@ -259,7 +259,11 @@ export function fromJS(x: unknown, options: FromJSOptions = {}): Value {
         if (y instanceof Set) return RSet.of([...y].map((e) => convert(e, depth + 1)));
         {
           const o = new RObject();
-          for (const [k, v] of Object.entries(y)) if (v !== undefined) o.set(k, convert(v, depth + 1));
+          const record = y as Record<string, unknown>;
+          for (const k in record) {
+            const v = record[k];
+            if (v !== undefined && Object.hasOwn(record, k)) o.set(k, convert(v, depth + 1));
+          }
           return o;
         }
       default:

@@ -72,9 +72,29 @@ function globDelimiters(v: Value): string[] {
   return v.length ? (v as string[]) : ["."];
 }
 
+const GLOB_META = /[*?[\]{}\\]/;
+
+/** A glob matcher, cached; patterns without wildcards compare as plain strings. */
+function globMatcher(pattern: string, delimiters: string[]): (s: string) => boolean {
+  const key = `${pattern}\0${delimiters.join("\0")}`;
+  let m = globCache.get(key);
+  if (!m) {
+    if (!GLOB_META.test(pattern)) m = (s) => s === pattern;
+    else {
+      const re = compiled(globToRegex(pattern, delimiters));
+      m = (s) => re.testExact(s);
+    }
+    if (globCache.size >= MAX_CACHED) globCache.clear();
+    globCache.set(key, m);
+  }
+  return m;
+}
+
+const globCache = new Map<string, (s: string) => boolean>();
+
 export const patternBuiltins = [
-  builtin("regex.match", 2, (args) => compiled(str(args, 0)).matcher(str(args, 1)).find()),
-  builtin("re_match", 2, (args) => compiled(str(args, 0)).matcher(str(args, 1)).find()),
+  builtin("regex.match", 2, (args) => compiled(str(args, 0)).test(str(args, 1))),
+  builtin("re_match", 2, (args) => compiled(str(args, 0)).test(str(args, 1))),
   builtin("regex.is_valid", 1, ([p]) => {
     if (typeof p !== "string") return false;
     try {
@@ -85,8 +105,6 @@ export const patternBuiltins = [
     }
   }),
   builtin("glob.match", 3, (args) => {
-    const pattern = str(args, 0);
-    const re = compiled(globToRegex(pattern, globDelimiters(args[1]!)));
-    return re.matcher(str(args, 2)).matches();
+    return globMatcher(str(args, 0), globDelimiters(args[1]!))(str(args, 2));
   }),
 ];

@@ -3,7 +3,10 @@ import { isInteger, type Num, numText, toBigInt, toDouble } from "../numbers.ts"
 import { isNumber, RObject, RSet, type Value } from "../values.ts";
 import { builtin, int, num, operandError, str } from "./builtin.ts";
 
-const codePoints = (s: string) => Array.from(s);
+const ASCII = /^[\x00-\x7f]*$/;
+
+/** Rego indexes strings by code point; ASCII (the common case) needs no splitting. */
+const codePoints = (s: string) => (ASCII.test(s) ? s.split("") : Array.from(s));
 
 function stringItems(args: Value[], i: number): string[] {
   const v = args[i]!;
@@ -138,13 +141,15 @@ export const stringBuiltins = [
   builtin("indexof", 2, (args) => {
     const s = str(args, 0);
     const i = s.indexOf(str(args, 1));
-    return i < 0 ? -1 : codePoints(s.slice(0, i)).length;
+    return i < 0 || ASCII.test(s) ? i : Array.from(s.slice(0, i)).length;
   }),
   builtin("substring", 3, (args) => {
-    const cps = codePoints(str(args, 0));
+    const s = str(args, 0);
     const start = int(args, 1);
     const length = int(args, 2);
     if (start < 0) throw new BuiltinError("negative offset");
+    if (ASCII.test(s)) return length < 0 ? s.slice(start) : s.slice(start, start + length);
+    const cps = Array.from(s);
     return length < 0 ? cps.slice(start).join("") : cps.slice(start, start + length).join("");
   }),
   builtin("sprintf", 2, (args) => {
