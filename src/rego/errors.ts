@@ -11,7 +11,6 @@ export type RegoErrorCode =
   | "rego_compile_error"
   | "rego_unsafe_var_error"
   | "rego_recursion_error"
-  | "rego_type_error"
   | "eval_conflict_error"
   | "eval_type_error"
   | "eval_builtin_error"
