@@ -155,7 +155,3 @@ export function arith(op: Op, a: Num, b: Num): Num {
   const ay = y.mant * 10n ** BigInt(y.exp - e);
   return fromDecimal(op === "+" ? ax + ay : ax - ay, e);
 }
-
-export function negate(n: Num): Num {
-  return typeof n === "number" ? (n === 0 ? 0 : -n) : new BigNum(-n.mant, n.exp);
-}

@@ -24,9 +24,6 @@ export class RObject {
   get(key: Value): Value | undefined {
     return this.map.get(keyOf(key))?.[1];
   }
-  getByHash(hash: string): Value | undefined {
-    return this.map.get(hash)?.[1];
-  }
   /** Only while the object is being built: values are immutable once shared. */
   set(key: Value, value: Value): void {
     this.map.set(keyOf(key), [key, value]);

@@ -28,7 +28,7 @@ function compiled(pattern: string): RE2JS {
 const escapeRe = (c: string) => c.replace(/[\\.+*?()|[\]{}^$]/g, "\\$&");
 
 /** Translates a glob (gobwas/glob syntax, as OPA uses) into an anchored RE2 expression. */
-export function globToRegex(glob: string, delimiters: string[]): string {
+function globToRegex(glob: string, delimiters: string[]): string {
   const notDelim = delimiters.length ? `[^${delimiters.map(escapeRe).join("")}]` : "(?s:.)";
   let out = "";
   let depth = 0;
