@@ -3,6 +3,8 @@
  * Elysia's validation errors are translated here so that `details.fields` names every offending field.
  */
 import { ValidationError } from "elysia";
+import type { TSchema } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
 
 export type CatalogErrorCode =
   | "VALIDATION_ERROR"
@@ -77,13 +79,17 @@ const fieldName = (pointer: string) =>
     .map((part, i) => (/^\d+$/.test(part) ? `[${part}]` : i === 0 ? part : `.${part}`))
     .join("");
 
-function describe(schema: Record<string, unknown> | undefined, fallback: string): string {
+function describe(schema: Record<string, any> | undefined, fallback: string): string {
   if (!schema) return fallback;
   if (schema.not && typeof schema.not === "object" && !Object.keys(schema.not).length) return "is not a known field";
   const literals = (schema.anyOf as { const?: unknown }[] | undefined)?.map((s) => s.const);
   if (literals?.length && literals.every((v) => typeof v === "string")) return `must be one of: ${literals.join(", ")}`;
   if (schema.pattern) return `must match ${schema.pattern}`;
   if (schema.format) return `must be a valid ${schema.format}`;
+  if (schema.minimum !== undefined || schema.maximum !== undefined) {
+    const kind = schema.type === "integer" || schema.anyOf?.some((s: { type?: string }) => s.type === "integer") ? "an integer" : "a number";
+    return `must be ${kind}${schema.minimum !== undefined ? ` >= ${schema.minimum}` : ""}${schema.maximum !== undefined ? ` <= ${schema.maximum}` : ""}`;
+  }
   return fallback.replace(/^Expected/, "expected");
 }
 
@@ -98,4 +104,25 @@ export function toCatalogError(code: string | number, error: unknown, status: nu
   if (code === "PARSE") return invalid([{ field: "body", message: "is not valid JSON" }]);
   if (code === "NOT_FOUND") return new CatalogError("NOT_FOUND", "No such route");
   return new CatalogError("INTERNAL_ERROR", `Internal error; quote request id ${requestId} when reporting it`, { requestId });
+}
+
+/**
+ * A query string's failures, field by field. Elysia converts query numbers one property at a time and, when a
+ * converted number breaks its range, reports the failure without the property's name; checking the whole
+ * query again, with numeric text read as numbers, names every offending parameter.
+ */
+export function queryErrors(schema: TSchema, query: Record<string, unknown>): CatalogError | undefined {
+  const numeric = (s: TSchema | undefined) => !!s && (s.type === "number" || s.type === "integer" || !!s.anyOf?.some(numeric));
+  const read = Object.fromEntries(
+    Object.entries(query).map(([key, value]) => [
+      key,
+      typeof value === "string" && value.trim() !== "" && numeric(schema.properties?.[key]) && !Number.isNaN(Number(value)) ? Number(value) : value,
+    ]),
+  );
+  const fields: FieldIssue[] = [];
+  for (const issue of Value.Errors(schema, read)) {
+    const field = fieldName(issue.path);
+    if (field && !fields.some((f) => f.field === field)) fields.push({ field, message: describe(issue.schema, issue.message) });
+  }
+  return fields.length ? invalid(fields) : undefined;
 }

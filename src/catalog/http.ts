@@ -2,9 +2,9 @@
  * The `/v2` REST surface: routes, their schemas, credentials and rate limits, and the catalog's wire errors.
  * Every rule lives in the services; this file only reads the request and shapes the reply.
  */
-import { Elysia, status, t } from "elysia";
+import { Elysia, status, t, type TSchema } from "elysia";
 import type { AuthService, Principal } from "./auth.ts";
-import { CatalogError, notFound, toCatalogError } from "./errors.ts";
+import { CatalogError, notFound, queryErrors, toCatalogError } from "./errors.ts";
 import {
   ApiKey,
   ApiKeyInput,
@@ -46,6 +46,8 @@ export interface CatalogHttpOptions {
 // Either scheme is accepted on each secured route.
 const security: Record<string, string[]>[] = [{ bearerAuth: [] }, { apiKey: [] }];
 const secured = { security };
+/** The list routes' query schemas, to name the parameter in a failure Elysia reports without one. */
+const listQueries: Record<string, TSchema> = { "/v2/products": ProductQuery, "/v2/orders": OrderQuery, "/v2/customers": CustomerQuery };
 const errors = (...codes: number[]) => Object.fromEntries(codes.map((code) => [code, ErrorBody]));
 
 export const catalogHttp = ({ catalog, auth, limiter, limits }: CatalogHttpOptions) =>
@@ -54,9 +56,11 @@ export const catalogHttp = ({ catalog, auth, limiter, limits }: CatalogHttpOptio
     // from the original error, for every /v2 route (the app-wide one has already logged any internal fault).
     .mapResponse((context) => {
       // On the error path Elysia's context also carries `code` and `error`; its types leave them out here.
-      const { code, error, set } = context as typeof context & { code?: string | number; error?: unknown };
+      const { code, error, set, request, route, query } = context as typeof context & { code?: string | number; error?: unknown };
       if (code === undefined) return;
-      const failure = toCatalogError(code, error, Number(set.status), String(set.headers["x-request-id"]));
+      const listQuery = request.method === "GET" && code === "VALIDATION" ? listQueries[route] : undefined;
+      const failure =
+        (listQuery && queryErrors(listQuery, query)) ?? toCatalogError(code, error, Number(set.status), String(set.headers["x-request-id"]));
       return Response.json(failure.toJSON(), { status: failure.status });
     })
     // Runs before validation, so even a refused or malformed request is counted and carries the headers.

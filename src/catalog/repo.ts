@@ -25,8 +25,16 @@ const pageOf = <T>(rows: T[], total: number) => ({ rows, total });
 export const insertProduct = (db: DbOrTx, row: ProductRow) => void db.insert(products).values(row).run();
 export const insertProducts = (db: DbOrTx, rows: ProductRow[]) => void db.insert(products).values(rows).run();
 
-export const findProduct = (db: DbOrTx, id: string): ProductRow | undefined =>
-  db.select().from(products).where(eq(products.id, id)).get();
+// The hottest read: prepared once per database, so a lookup skips building its SQL again.
+const productById = new WeakMap<DbOrTx, { get(values: { id: string }): ProductRow | undefined }>();
+export function findProduct(db: DbOrTx, id: string): ProductRow | undefined {
+  let query = productById.get(db);
+  if (!query) {
+    query = db.select().from(products).where(eq(products.id, sql.placeholder("id"))).prepare();
+    productById.set(db, query);
+  }
+  return query.get({ id });
+}
 
 export const findProducts = (db: DbOrTx, ids: string[]): ProductRow[] =>
   db.select().from(products).where(inArray(products.id, ids)).all();
