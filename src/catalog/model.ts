@@ -84,7 +84,13 @@ export const ProductPatch = Strict(
   { minProperties: 1 },
 );
 export type ProductPatch = Static<typeof ProductPatch>;
-export const Product = t.Object({ id: Uuid, ...productFields, createdAt: Timestamp, updatedAt: Timestamp });
+export const Product = t.Object({
+  id: t.String({ description: "uuid" }),
+  ...productFields,
+  images: t.Array(t.String({ description: "URI" })),
+  createdAt: t.String({ description: "ISO 8601 date-time" }),
+  updatedAt: t.String({ description: "ISO 8601 date-time" }),
+});
 export type Product = Static<typeof Product>;
 export const ProductQuery = Strict({
   ...Paging,

@@ -58,4 +58,4 @@ test("seed fills products, admin creates the first admin, and an order survives 
   expect(cancelled.body.status).toBe("cancelled");
   const restocked = (await fetch(`${server.url}/v2/products/${product.id}`).then((r) => r.json())) as any;
   expect(restocked.stock).toBe(product.stock);
-});
+}, 60_000); // several real processes start in turn
