@@ -29,6 +29,16 @@ export const ConfigSchema = Type.Object(
     mcp: Section({
       default_server: Type.String({ minLength: 1, default: "platform" }),
     }),
+    catalog: Section({
+      /** Requests per window for a signed-in customer or an API key, and for an unauthenticated client address. */
+      rate_limit_authenticated: Type.Integer({ minimum: 1, default: 1000 }),
+      rate_limit_anonymous: Type.Integer({ minimum: 1, default: 100 }),
+      rate_limit_window_seconds: Type.Integer({ minimum: 1, default: 3600 }),
+      access_token_seconds: Type.Integer({ minimum: 10, maximum: 86_400, default: 900 }),
+      refresh_token_seconds: Type.Integer({ minimum: 60, default: 30 * 86_400 }),
+      /** HS256 signing key file; empty means catalog-jwt.key in data_dir, created (mode 0600) when missing. */
+      jwt_key_file: Type.String({ default: "" }),
+    }),
   },
   { additionalProperties: false },
 );

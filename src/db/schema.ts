@@ -2,7 +2,7 @@
  * Every table of the platform. snake_case in SQL, camelCase in TypeScript; row types are inferred.
  * Capabilities add their tables here so drizzle-kit sees one schema and writes one migration history.
  */
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 /** The persisted snapshot of every actor (tasks, sessions, leases, orders), written on each transition. */
 export const actors = sqliteTable(
@@ -24,3 +24,110 @@ export const actors = sqliteTable(
   (table) => [index("actors_status_kind").on(table.status, table.kind), index("actors_finished_at").on(table.finishedAt)],
 );
 export type ActorRow = typeof actors.$inferSelect;
+
+// --- catalog ---
+
+/** Money is stored in integer minor units (cents) so sums are exact; the API shows it as a number. */
+export const catalogProducts = sqliteTable(
+  "catalog_products",
+  {
+    id: text("id").primaryKey(),
+    name: text("name").notNull(),
+    description: text("description").notNull().default(""),
+    priceCents: integer("price_cents").notNull(),
+    sku: text("sku").notNull().unique(),
+    category: text("category", { enum: ["electronics", "clothing", "books", "home", "sports"] }).notNull(),
+    stock: integer("stock").notNull(),
+    images: text("images", { mode: "json" }).$type<string[]>().notNull(),
+    tags: text("tags", { mode: "json" }).$type<string[]>().notNull(),
+    createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
+    updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull(),
+  },
+  // Lists are ordered newest first; each filter has an index that also yields that order.
+  (table) => [
+    index("catalog_products_created").on(table.createdAt, table.id),
+    index("catalog_products_category_created").on(table.category, table.createdAt, table.id),
+    index("catalog_products_price").on(table.priceCents),
+  ],
+);
+export type ProductRow = typeof catalogProducts.$inferSelect;
+
+export const catalogCustomers = sqliteTable("catalog_customers", {
+  id: text("id").primaryKey(),
+  /** Stored lower-cased, so uniqueness ignores case. */
+  email: text("email").notNull().unique(),
+  name: text("name").notNull(),
+  role: text("role", { enum: ["admin", "customer"] }).notNull(),
+  passwordHash: text("password_hash").notNull(),
+  addresses: text("addresses", { mode: "json" }).$type<CatalogAddress[]>().notNull(),
+  createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
+  updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull(),
+});
+export type CustomerRow = typeof catalogCustomers.$inferSelect;
+export interface CatalogAddress {
+  street: string;
+  city: string;
+  state?: string;
+  country: string;
+  postalCode: string;
+}
+
+/** The row form of an order actor, written by the actor kind's `record` in the snapshot's transaction. */
+export const catalogOrders = sqliteTable(
+  "catalog_orders",
+  {
+    id: text("id").primaryKey(),
+    customerId: text("customer_id")
+      .notNull()
+      .references(() => catalogCustomers.id),
+    status: text("status", { enum: ["pending", "processing", "shipped", "delivered", "cancelled"] }).notNull(),
+    items: text("items", { mode: "json" }).$type<{ productId: string; quantity: number; priceCents: number }[]>().notNull(),
+    totalCents: integer("total_cents").notNull(),
+    shippingAddress: text("shipping_address", { mode: "json" }).$type<CatalogAddress>().notNull(),
+    /** Who sent the Idempotency-Key (a customer or API key id), the key, and a hash of the request it came with. */
+    idempotencyScope: text("idempotency_scope"),
+    idempotencyKey: text("idempotency_key"),
+    requestHash: text("request_hash"),
+    createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
+    updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull(),
+  },
+  (table) => [
+    index("catalog_orders_created").on(table.createdAt, table.id),
+    index("catalog_orders_customer_created").on(table.customerId, table.createdAt, table.id),
+    index("catalog_orders_status_created").on(table.status, table.createdAt, table.id),
+    uniqueIndex("catalog_orders_idempotency").on(table.idempotencyScope, table.idempotencyKey),
+  ],
+);
+export type OrderRow = typeof catalogOrders.$inferSelect;
+
+/** Refresh tokens, stored as SHA-256 hashes. A family is one login; a replayed token revokes its family. */
+export const catalogRefreshTokens = sqliteTable(
+  "catalog_refresh_tokens",
+  {
+    id: text("id").primaryKey(),
+    familyId: text("family_id").notNull(),
+    customerId: text("customer_id")
+      .notNull()
+      .references(() => catalogCustomers.id, { onDelete: "cascade" }),
+    tokenHash: text("token_hash").notNull().unique(),
+    expiresAt: integer("expires_at", { mode: "timestamp_ms" }).notNull(),
+    usedAt: integer("used_at", { mode: "timestamp_ms" }),
+    revokedAt: integer("revoked_at", { mode: "timestamp_ms" }),
+    createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
+  },
+  (table) => [index("catalog_refresh_tokens_family").on(table.familyId)],
+);
+export type RefreshTokenRow = typeof catalogRefreshTokens.$inferSelect;
+
+/** Server-to-server keys, stored as SHA-256 hashes; the key itself is shown once, at creation. */
+export const catalogApiKeys = sqliteTable("catalog_api_keys", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  keyHash: text("key_hash").notNull().unique(),
+  role: text("role", { enum: ["admin", "customer"] }).notNull(),
+  customerId: text("customer_id").references(() => catalogCustomers.id, { onDelete: "cascade" }),
+  createdBy: text("created_by").notNull(),
+  createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
+  revokedAt: integer("revoked_at", { mode: "timestamp_ms" }),
+});
+export type ApiKeyRow = typeof catalogApiKeys.$inferSelect;

@@ -1,0 +1,155 @@
+/**
+ * `bun scripts/bench/catalog.ts [--products N] [--seconds S] [--concurrency C]`
+ *
+ * Seeds a catalog (100,000 products by default) with `platform catalog seed`, starts `platform serve` and a bare
+ * Bun.serve that answers one fixed product JSON, then drives both from this process with a bounded loop of
+ * loopback fetches: get-by-id and a filtered list against the platform, the fixed JSON against the bare server.
+ * Prints throughput and latency side by side with the ratio to the bare server, then places 200 concurrent
+ * orders on 10 products with little stock and checks that nothing was oversold and no order was lost.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+
+const { values } = parseArgs({ options: { products: { type: "string" }, seconds: { type: "string" }, concurrency: { type: "string" } } });
+const productCount = Number(values.products ?? 100_000);
+const seconds = Number(values.seconds ?? 5);
+const concurrency = Number(values.concurrency ?? 32);
+const root = join(import.meta.dir, "../..");
+const main = join(root, "src/main.ts");
+const dataDir = mkdtempSync(join(tmpdir(), "platform-bench-"));
+const children: { kill(): void; exited: Promise<number> }[] = [];
+
+async function cli(args: string[], stdin?: string) {
+  const proc = Bun.spawn(["bun", main, ...args, "--data-dir", dataDir], { stdin: stdin ? new Blob([stdin]) : "ignore", stdout: "pipe", stderr: "pipe" });
+  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  if (code !== 0) throw new Error(`platform ${args.join(" ")} failed: ${err}`);
+  return out;
+}
+
+/** Starts a child and resolves with the URL it prints on a line containing `http://`. */
+async function start(command: string[], env: Record<string, string> = {}): Promise<string> {
+  const proc = Bun.spawn(command, { env: { ...process.env, ...env }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  children.push(proc);
+  const decoder = new TextDecoder();
+  let seen = "";
+  const reader = (env.BENCH_STDOUT ? proc.stdout : proc.stderr).getReader();
+  while (true) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`${command.join(" ")} exited before listening:\n${seen}`);
+    seen += decoder.decode(value);
+    const url = seen.match(/(http:\/\/127\.0\.0\.1:\d+)/)?.[1];
+    if (url) {
+      void (async () => {
+        while (!(await reader.read()).done);
+      })();
+      return url;
+    }
+  }
+}
+
+interface Result {
+  requests: number;
+  errors: number;
+  perSecond: number;
+  p50: number;
+  p99: number;
+}
+
+/** Keeps `concurrency` requests in flight for `seconds`, recording each latency. */
+async function load(next: () => string): Promise<Result> {
+  const latencies: number[] = [];
+  let errors = 0;
+  const until = performance.now() + seconds * 1000;
+  const worker = async () => {
+    while (performance.now() < until) {
+      const started = performance.now();
+      const res = await fetch(next());
+      await res.arrayBuffer();
+      latencies.push(performance.now() - started);
+      if (res.status !== 200) errors++;
+    }
+  };
+  const began = performance.now();
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const elapsed = (performance.now() - began) / 1000;
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!;
+  return { requests: latencies.length, errors, perSecond: latencies.length / elapsed, p50: at(0.5), p99: at(0.99) };
+}
+
+try {
+  console.log(`seeding ${productCount} products...`);
+  await cli(["catalog", "seed", "--products", String(productCount)]);
+  await cli(["catalog", "admin", "--email", "bench@shop.test", "--password-stdin"], "bench-password\n");
+
+  const platform = await start(["bun", main, "serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", dataDir, "--log-level", "info"], {
+    PLATFORM_CATALOG__RATE_LIMIT_ANONYMOUS: "1000000000",
+    PLATFORM_CATALOG__RATE_LIMIT_AUTHENTICATED: "1000000000",
+  });
+  const sample = (await (await fetch(`${platform}/v2/products?limit=100&page=7`)).json()) as { data: { id: string }[] };
+  const fixed = JSON.stringify(sample.data[0]);
+  const bare = await start(
+    ["bun", "-e", `const body = ${JSON.stringify(fixed)}; const s = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response(body, { headers: { "content-type": "application/json" } }) }); console.log(s.url.href);`],
+    { BENCH_STDOUT: "1" },
+  );
+
+  const ids = sample.data.map((p) => p.id);
+  const categories = ["electronics", "clothing", "books", "home", "sports"];
+  const terms = ["wireless", "cotton", "lamp", "trail", "guide", "oak", "black", "travel"];
+  let i = 0;
+  const pick = <T>(list: T[]) => list[i++ % list.length]!;
+
+  // Warm both servers (JIT, page cache) before measuring.
+  await load(() => `${bare}/`);
+  await load(() => `${platform}/v2/products/${pick(ids)}`);
+
+  const bareResult = await load(() => `${bare}/`);
+  const byId = await load(() => `${platform}/v2/products/${pick(ids)}`);
+  const filtered = await load(() => `${platform}/v2/products?category=${pick(categories)}&search=${pick(terms)}&page=${1 + (i % 3)}`);
+
+  const row = (name: string, r: Result, goal: string) =>
+    `| ${name.padEnd(44)} | ${r.perSecond.toFixed(0).padStart(8)} | ${r.p50.toFixed(2).padStart(7)} | ${r.p99.toFixed(2).padStart(7)} | ${((r.perSecond / bareResult.perSecond) * 100).toFixed(0).padStart(5)}% | ${goal.padEnd(18)} | ${String(r.errors).padStart(6)} |`;
+  console.log(`\n${productCount} products, ${concurrency} concurrent loopback requests, ${seconds} s each\n`);
+  console.log(`| ${"scenario".padEnd(44)} | ${"req/s".padStart(8)} | ${"p50 ms".padStart(7)} | ${"p99 ms".padStart(7)} | ${"vs bare".padStart(6)} | ${"goal".padEnd(18)} | ${"errors".padStart(6)} |`);
+  console.log(`|${"-".repeat(46)}|${"-".repeat(10)}|${"-".repeat(9)}|${"-".repeat(9)}|${"-".repeat(8)}|${"-".repeat(20)}|${"-".repeat(8)}|`);
+  console.log(row("bare Bun.serve, fixed product JSON", bareResult, "baseline"));
+  console.log(row("GET /v2/products/{id}", byId, ">= 50%, p99 < 20"));
+  console.log(row("GET /v2/products?category&search&page", filtered, ">= 25%, p99 < 20"));
+
+  // 200 concurrent orders on 10 products with 5 each: at most 50 can succeed.
+  const login = (await (await fetch(`${platform}/v2/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: "bench@shop.test", password: "bench-password" }) })).json()) as { accessToken: string; customer: { id: string } };
+  const auth = { "content-type": "application/json", authorization: `Bearer ${login.accessToken}` };
+  const products: string[] = [];
+  for (let n = 0; n < 10; n++) {
+    const res = await fetch(`${platform}/v2/products`, { method: "POST", headers: auth, body: JSON.stringify({ name: `Limited ${n}`, price: 9.99, sku: `LIMITED-${n}`, category: "home", stock: 5 }) });
+    products.push(((await res.json()) as { id: string }).id);
+  }
+  const outcomes = await Promise.all(
+    Array.from({ length: 200 }, (_, n) =>
+      fetch(`${platform}/v2/orders`, {
+        method: "POST",
+        headers: auth,
+        body: JSON.stringify({ customerId: login.customer.id, items: [{ productId: products[n % 10], quantity: 1 }], shippingAddress: { street: "1 Main St", city: "Springfield", country: "US", postalCode: "12345" } }),
+      }).then(async (r) => ({ status: r.status, id: r.status === 201 ? ((await r.json()) as { id: string }).id : (await r.arrayBuffer(), undefined) })),
+    ),
+  );
+  const placed = outcomes.filter((o) => o.status === 201);
+  const refused = outcomes.filter((o) => o.status === 409).length;
+  const stock = await Promise.all(products.map(async (id) => ((await (await fetch(`${platform}/v2/products/${id}`)).json()) as { stock: number }).stock));
+  const stored = (await (await fetch(`${platform}/v2/orders?customerId=${login.customer.id}&limit=100`, { headers: auth })).json()) as { pagination: { total: number }; data: { id: string }[] };
+  const storedIds = new Set(stored.data.map((o) => o.id));
+  const lost = placed.filter((o) => !storedIds.has(o.id!)).length;
+  const oversold = stock.some((s) => s < 0) || placed.length + stock.reduce((a, b) => a + b, 0) !== 50;
+  console.log(
+    `\n200 concurrent orders on 10 products x 5 stock: ${placed.length} placed, ${refused} refused (409), ` +
+      `${stored.pagination.total} stored, stock left ${stock.reduce((a, b) => a + b, 0)}; ` +
+      `oversold: ${oversold ? "YES" : "no"}, lost: ${lost}, other statuses: ${200 - placed.length - refused}`,
+  );
+  if (oversold || lost || placed.length + refused !== 200) process.exitCode = 1;
+} finally {
+  for (const child of children) child.kill();
+  await Promise.all(children.map((c) => c.exited));
+  rmSync(dataDir, { recursive: true, force: true });
+}

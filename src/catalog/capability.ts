@@ -1,0 +1,23 @@
+/** The catalog capability: the `/v2` REST API, its services, and the order actor kind. */
+import type { CapabilityFactory } from "../capability.ts";
+import { AuthService, loadSigningKey } from "./auth.ts";
+import { catalogHttp } from "./http.ts";
+import { orderKind } from "./order-actor.ts";
+import { SlidingWindowLimiter } from "./rate-limit.ts";
+import { CatalogService } from "./service.ts";
+
+export const catalogCapability: CapabilityFactory = ({ config, database, actors, health }) => {
+  const settings = config.catalog;
+  actors.register(orderKind);
+  const catalog = new CatalogService(database.db, actors);
+  const auth = new AuthService(database.db, loadSigningKey(config), settings);
+  const limiter = new SlidingWindowLimiter(settings.rate_limit_window_seconds);
+  health.register("catalog", () => ({ status: "ok", orders: actors.stats().byKind[orderKind.kind] ?? 0 }));
+  const http = catalogHttp({
+    catalog,
+    auth,
+    limiter,
+    limits: { authenticated: settings.rate_limit_authenticated, anonymous: settings.rate_limit_anonymous },
+  });
+  return { name: "catalog", http };
+};

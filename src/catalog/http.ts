@@ -1,0 +1,222 @@
+/**
+ * The `/v2` REST surface: routes, their schemas, credentials and rate limits, and the catalog's wire errors.
+ * Every rule lives in the services; this file only reads the request and shapes the reply.
+ */
+import { Elysia, status, t, type TSchema } from "elysia";
+import type { AuthService, Principal } from "./auth.ts";
+import { CatalogError, notFound, queryErrors, toCatalogError } from "./errors.ts";
+import {
+  ApiKey,
+  ApiKeyInput,
+  ApiKeyParams,
+  CreatedApiKey,
+  Customer,
+  CustomerInput,
+  CustomerParams,
+  CustomerPatch,
+  CustomerQuery,
+  ErrorBody,
+  IdempotencyHeaders,
+  Login,
+  Order,
+  OrderInput,
+  OrderParams,
+  OrderQuery,
+  Page,
+  Product,
+  ProductInput,
+  ProductParams,
+  ProductPatch,
+  ProductQuery,
+  RefreshInput,
+  StatusChange,
+  Tokens,
+} from "./model.ts";
+import { apiDocs } from "./openapi.ts";
+import type { SlidingWindowLimiter } from "./rate-limit.ts";
+import type { CatalogService } from "./service.ts";
+
+export interface CatalogHttpOptions {
+  catalog: CatalogService;
+  auth: AuthService;
+  limiter: SlidingWindowLimiter;
+  limits: { authenticated: number; anonymous: number };
+}
+
+// Either scheme is accepted on each secured route.
+const security: Record<string, string[]>[] = [{ bearerAuth: [] }, { apiKey: [] }];
+const secured = { security };
+/** The list routes' query schemas, to name the parameter in a failure Elysia reports without one. */
+const listQueries: Record<string, TSchema> = { "/v2/products": ProductQuery, "/v2/orders": OrderQuery, "/v2/customers": CustomerQuery };
+const errors = (...codes: number[]) => Object.fromEntries(codes.map((code) => [code, ErrorBody]));
+
+export const catalogHttp = ({ catalog, auth, limiter, limits }: CatalogHttpOptions) =>
+  new Elysia({ name: "catalog.http", prefix: "/v2" })
+    // The app-wide error handler answers first, in the runtime's format; this re-answers in the catalog's,
+    // from the original error, for every /v2 route (the app-wide one has already logged any internal fault).
+    .mapResponse((context) => {
+      // On the error path Elysia's context also carries `code` and `error`; its types leave them out here.
+      const { code, error, set, request, route, query } = context as typeof context & { code?: string | number; error?: unknown };
+      if (code === undefined) return;
+      const listQuery = request.method === "GET" && code === "VALIDATION" ? listQueries[route] : undefined;
+      const failure =
+        (listQuery && queryErrors(listQuery, query)) ?? toCatalogError(code, error, Number(set.status), String(set.headers["x-request-id"]));
+      return Response.json(failure.toJSON(), { status: failure.status });
+    })
+    // Runs before validation, so even a refused or malformed request is counted and carries the headers.
+    .derive({ as: "scoped" }, async ({ request, server, set }): Promise<{ principal: Principal | undefined }> => {
+      let principal: Principal | undefined;
+      let refusal: CatalogError | undefined;
+      try {
+        principal = await auth.authenticate({ authorization: request.headers.get("authorization"), apiKey: request.headers.get("x-api-key") });
+      } catch (error) {
+        if (!(error instanceof CatalogError)) throw error;
+        refusal = error;
+      }
+      const key = principal?.id ?? `ip:${server?.requestIP(request)?.address ?? "unknown"}`;
+      const decision = limiter.hit(key, principal ? limits.authenticated : limits.anonymous);
+      set.headers["x-ratelimit-limit"] = String(decision.limit);
+      set.headers["x-ratelimit-remaining"] = String(decision.remaining);
+      set.headers["x-ratelimit-reset"] = String(decision.reset);
+      if (!decision.allowed) {
+        set.headers["retry-after"] = String(decision.retryAfter);
+        throw new CatalogError("RATE_LIMITED", `Too many requests; retry in ${decision.retryAfter} s`, { retryAfter: decision.retryAfter });
+      }
+      if (refusal) throw refusal;
+      return { principal };
+    })
+    .use(apiDocs())
+
+    // --- auth ---
+    .post("/auth/login", ({ body }) => auth.login(body.email, body.password), {
+      body: Login,
+      response: { 200: Tokens, ...errors(400, 401, 429) },
+      detail: { tags: ["auth"], summary: "Sign in with email and password" },
+    })
+    .post("/auth/refresh", ({ body }) => auth.refresh(body.refreshToken), {
+      body: RefreshInput,
+      response: { 200: Tokens, ...errors(400, 401, 429) },
+      detail: { tags: ["auth"], summary: "Trade a refresh token for a new token pair (the old one stops working)" },
+    })
+    .post(
+      "/auth/logout",
+      ({ body, set }) => {
+        auth.logout(body.refreshToken);
+        set.status = 204;
+      },
+      { body: RefreshInput, response: { 204: t.Void(), ...errors(400, 401, 429) }, detail: { tags: ["auth"], summary: "Revoke a login" } },
+    )
+    .post("/api-keys", ({ principal, body }) => status(201, auth.createApiKey(principal, body)), {
+      body: ApiKeyInput,
+      response: { 201: CreatedApiKey, ...errors(400, 401, 403, 429) },
+      detail: { tags: ["auth"], summary: "Create an API key (admin)", ...secured },
+    })
+    .get("/api-keys", ({ principal }) => auth.listApiKeys(principal), {
+      response: { 200: t.Array(ApiKey), ...errors(401, 403, 429) },
+      detail: { tags: ["auth"], summary: "List active API keys (admin)", ...secured },
+    })
+    .delete(
+      "/api-keys/:keyId",
+      ({ principal, params, set }) => {
+        auth.revokeApiKey(principal, params.keyId);
+        set.status = 204;
+      },
+      { params: ApiKeyParams, response: { 204: t.Void(), ...errors(400, 401, 403, 404, 429) }, detail: { tags: ["auth"], summary: "Revoke an API key (admin)", ...secured } },
+    )
+
+    // --- products ---
+    .get("/products", ({ query }) => catalog.listProducts(query), {
+      query: ProductQuery,
+      response: { 200: Page(Product), ...errors(400, 429) },
+      detail: { tags: ["products"], summary: "List products, newest first, with filters" },
+    })
+    .post("/products", ({ principal, body }) => status(201, catalog.createProduct(principal, body)), {
+      body: ProductInput,
+      response: { 201: Product, ...errors(400, 401, 403, 409, 429) },
+      detail: { tags: ["products"], summary: "Create a product (admin)", ...secured },
+    })
+    .get("/products/:productId", ({ params }) => catalog.getProduct(params.productId), {
+      params: ProductParams,
+      response: { 200: Product, ...errors(400, 404, 429) },
+      detail: { tags: ["products"], summary: "Get a product" },
+    })
+    .patch("/products/:productId", ({ principal, params, body }) => catalog.updateProduct(principal, params.productId, body), {
+      params: ProductParams,
+      body: ProductPatch,
+      response: { 200: Product, ...errors(400, 401, 403, 404, 409, 429) },
+      detail: { tags: ["products"], summary: "Change a product (admin)", ...secured },
+    })
+    .delete(
+      "/products/:productId",
+      ({ principal, params, set }) => {
+        catalog.deleteProduct(principal, params.productId);
+        set.status = 204;
+      },
+      { params: ProductParams, response: { 204: t.Void(), ...errors(400, 401, 403, 404, 429) }, detail: { tags: ["products"], summary: "Delete a product (admin)", ...secured } },
+    )
+
+    // --- customers ---
+    .post("/customers", async ({ principal, body }) => status(201, await catalog.createCustomer(principal, body)), {
+      body: CustomerInput,
+      response: { 201: Customer, ...errors(400, 401, 403, 409, 429) },
+      detail: { tags: ["customers"], summary: "Sign up (an admin may also set the role)" },
+    })
+    .get("/customers", ({ principal, query }) => catalog.listCustomers(principal, query), {
+      query: CustomerQuery,
+      response: { 200: Page(Customer), ...errors(400, 401, 403, 429) },
+      detail: { tags: ["customers"], summary: "List customers (admin)", ...secured },
+    })
+    .get("/customers/:customerId", ({ principal, params }) => catalog.getCustomer(principal, params.customerId), {
+      params: CustomerParams,
+      response: { 200: Customer, ...errors(400, 401, 403, 404, 429) },
+      detail: { tags: ["customers"], summary: "Get a customer (admin, or the customer themselves)", ...secured },
+    })
+    .patch("/customers/:customerId", ({ principal, params, body }) => catalog.updateCustomer(principal, params.customerId, body), {
+      params: CustomerParams,
+      body: CustomerPatch,
+      response: { 200: Customer, ...errors(400, 401, 403, 404, 409, 429) },
+      detail: { tags: ["customers"], summary: "Change a customer (admin, or the customer themselves)", ...secured },
+    })
+
+    // --- orders ---
+    .post(
+      "/orders",
+      ({ principal, body, headers, set }) => {
+        const { order, replayed } = catalog.placeOrder(principal, body, headers["idempotency-key"]);
+        if (replayed) set.headers["idempotent-replayed"] = "true";
+        return status(201, order);
+      },
+      {
+        body: OrderInput,
+        headers: IdempotencyHeaders,
+        response: { 201: Order, ...errors(400, 401, 403, 409, 429) },
+        detail: { tags: ["orders"], summary: "Place an order; stock is reserved with it, atomically", ...secured },
+      },
+    )
+    .get("/orders", ({ principal, query }) => catalog.listOrders(principal, query), {
+      query: OrderQuery,
+      response: { 200: Page(Order), ...errors(400, 401, 403, 429) },
+      detail: { tags: ["orders"], summary: "List orders (a customer sees only their own)", ...secured },
+    })
+    .get("/orders/:orderId", ({ principal, params }) => catalog.getOrder(principal, params.orderId), {
+      params: OrderParams,
+      response: { 200: Order, ...errors(400, 401, 403, 404, 429) },
+      detail: { tags: ["orders"], summary: "Get an order", ...secured },
+    })
+    .patch("/orders/:orderId/status", ({ principal, params, body }) => catalog.changeOrderStatus(principal, params.orderId, body.status), {
+      params: OrderParams,
+      body: StatusChange,
+      response: { 200: Order, ...errors(400, 401, 403, 404, 409, 429) },
+      detail: {
+        tags: ["orders"],
+        summary: "Move an order: processing, shipped, delivered (admin) or cancelled (admin or its customer)",
+        ...secured,
+      },
+    })
+    .all(
+      "/*",
+      ({ request }) => {
+        throw notFound("Route", `${request.method} ${new URL(request.url).pathname}`);
+      },
+      { detail: { hide: true } },
+    );

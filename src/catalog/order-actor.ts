@@ -1,0 +1,51 @@
+/**
+ * The order actor kind. Its `record` runs inside the transaction that stores each snapshot, and it is the
+ * only code that writes an order row or moves stock for an order:
+ * - first snapshot: take every item's quantity from stock (only if there is enough) and insert the order row;
+ *   one short item throws, which rolls back the snapshot, the row and every reservation together;
+ * - a move into `cancelled`: put the stock back.
+ * So an order row, its actor and its reservation exist together or not at all.
+ */
+import type { ActorKind } from "../../actors/system.ts";
+import { orderMachine, type OrderStatus } from "../../actors/order.machine.ts";
+import { findOrder, insertOrder, reserveStock, returnStock, setOrderStatus } from "./repo.ts";
+
+/** Thrown inside the order's first transaction when an item's stock ran out; nothing was written. */
+export class OutOfStock extends Error {
+  override name = "OutOfStock";
+  constructor(readonly productId: string) {
+    super(`product ${productId} has too little stock`);
+  }
+}
+
+export const orderKind: ActorKind<typeof orderMachine> = {
+  kind: "catalog.order",
+  machine: orderMachine,
+  record(tx, id, snapshot) {
+    const status = snapshot.value as OrderStatus;
+    const order = snapshot.context;
+    const now = new Date();
+    const stored = findOrder(tx, id);
+    if (!stored) {
+      for (const item of order.items) if (!reserveStock(tx, item.productId, item.quantity)) throw new OutOfStock(item.productId);
+      insertOrder(tx, {
+        id,
+        customerId: order.customerId,
+        status,
+        items: order.items,
+        totalCents: order.totalCents,
+        shippingAddress: order.shippingAddress,
+        idempotencyScope: order.idempotency?.scope ?? null,
+        idempotencyKey: order.idempotency?.key ?? null,
+        requestHash: order.idempotency?.requestHash ?? null,
+        createdAt: new Date(order.createdAt),
+        updatedAt: new Date(order.createdAt),
+      });
+      return;
+    }
+    // A restored actor re-announces its snapshot; only a real move changes the row.
+    if (stored.status === status) return;
+    if (status === "cancelled") for (const item of order.items) returnStock(tx, item.productId, item.quantity);
+    setOrderStatus(tx, id, status, now);
+  },
+};

@@ -1,0 +1,184 @@
+/** The catalog's queries. Each takes the database or the transaction it should run in. */
+import { and, count, desc, eq, gte, inArray, isNull, lte, or, sql, type SQL } from "drizzle-orm";
+import type { DbOrTx } from "../db/client.ts";
+import {
+  catalogApiKeys as apiKeys,
+  catalogCustomers as customers,
+  catalogOrders as orders,
+  catalogProducts as products,
+  catalogRefreshTokens as refreshTokens,
+  type ApiKeyRow,
+  type CustomerRow,
+  type OrderRow,
+  type ProductRow,
+  type RefreshTokenRow,
+} from "../db/schema.ts";
+
+export interface Window {
+  offset: number;
+  limit: number;
+}
+
+const pageOf = <T>(rows: T[], total: number) => ({ rows, total });
+
+// --- products ---
+export const insertProduct = (db: DbOrTx, row: ProductRow) => void db.insert(products).values(row).run();
+export const insertProducts = (db: DbOrTx, rows: ProductRow[]) => void db.insert(products).values(rows).run();
+
+// The hottest read: prepared once per database, so a lookup skips building its SQL again.
+const productById = new WeakMap<DbOrTx, { get(values: { id: string }): ProductRow | undefined }>();
+export function findProduct(db: DbOrTx, id: string): ProductRow | undefined {
+  let query = productById.get(db);
+  if (!query) {
+    query = db.select().from(products).where(eq(products.id, sql.placeholder("id"))).prepare();
+    productById.set(db, query);
+  }
+  return query.get({ id });
+}
+
+export const findProducts = (db: DbOrTx, ids: string[]): ProductRow[] =>
+  db.select().from(products).where(inArray(products.id, ids)).all();
+
+export const findProductBySku = (db: DbOrTx, sku: string): ProductRow | undefined =>
+  db.select().from(products).where(eq(products.sku, sku)).get();
+
+export const updateProduct = (db: DbOrTx, id: string, changes: Partial<ProductRow>): ProductRow | undefined =>
+  db.update(products).set(changes).where(eq(products.id, id)).returning().get();
+
+export const deleteProduct = (db: DbOrTx, id: string): boolean =>
+  db.delete(products).where(eq(products.id, id)).returning({ id: products.id }).all().length > 0;
+
+export interface ProductFilter {
+  category?: string;
+  search?: string;
+  minPriceCents?: number;
+  maxPriceCents?: number;
+}
+
+export function listProducts(db: DbOrTx, filter: ProductFilter, window: Window) {
+  const where = productWhere(filter);
+  const rows = db
+    .select()
+    .from(products)
+    .where(where)
+    .orderBy(desc(products.createdAt), desc(products.id))
+    .limit(window.limit)
+    .offset(window.offset)
+    .all();
+  return pageOf(rows, db.select({ n: count() }).from(products).where(where).get()!.n);
+}
+
+function productWhere({ category, search, minPriceCents, maxPriceCents }: ProductFilter): SQL | undefined {
+  const conditions: (SQL | undefined)[] = [
+    category === undefined ? undefined : eq(products.category, category as ProductRow["category"]),
+    minPriceCents === undefined ? undefined : gte(products.priceCents, minPriceCents),
+    maxPriceCents === undefined ? undefined : lte(products.priceCents, maxPriceCents),
+  ];
+  if (search !== undefined) {
+    // The term is a bound parameter; escaping only stops % and _ in it from acting as wildcards.
+    const pattern = `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    conditions.push(or(sql`${products.name} LIKE ${pattern} ESCAPE '\\'`, sql`${products.description} LIKE ${pattern} ESCAPE '\\'`));
+  }
+  return and(...conditions);
+}
+
+/** Takes `quantity` from stock only if that much is there; false (and nothing changed) otherwise. */
+export const reserveStock = (db: DbOrTx, productId: string, quantity: number): boolean =>
+  db
+    .update(products)
+    .set({ stock: sql`${products.stock} - ${quantity}` })
+    .where(and(eq(products.id, productId), gte(products.stock, quantity)))
+    .returning({ id: products.id })
+    .all().length > 0;
+
+export const returnStock = (db: DbOrTx, productId: string, quantity: number) =>
+  void db
+    .update(products)
+    .set({ stock: sql`${products.stock} + ${quantity}` })
+    .where(eq(products.id, productId))
+    .run();
+
+// --- customers ---
+export const insertCustomer = (db: DbOrTx, row: CustomerRow) => void db.insert(customers).values(row).run();
+
+export const findCustomer = (db: DbOrTx, id: string): CustomerRow | undefined =>
+  db.select().from(customers).where(eq(customers.id, id)).get();
+
+export const findCustomerByEmail = (db: DbOrTx, email: string): CustomerRow | undefined =>
+  db.select().from(customers).where(eq(customers.email, email)).get();
+
+export const updateCustomer = (db: DbOrTx, id: string, changes: Partial<CustomerRow>): CustomerRow | undefined =>
+  db.update(customers).set(changes).where(eq(customers.id, id)).returning().get();
+
+export const listCustomers = (db: DbOrTx, window: Window) =>
+  pageOf(
+    db.select().from(customers).orderBy(desc(customers.createdAt), desc(customers.id)).limit(window.limit).offset(window.offset).all(),
+    db.select({ n: count() }).from(customers).get()!.n,
+  );
+
+// --- orders ---
+export const insertOrder = (db: DbOrTx, row: OrderRow) => void db.insert(orders).values(row).run();
+
+export const findOrder = (db: DbOrTx, id: string): OrderRow | undefined => db.select().from(orders).where(eq(orders.id, id)).get();
+
+export const findOrderByIdempotencyKey = (db: DbOrTx, scope: string, key: string): OrderRow | undefined =>
+  db
+    .select()
+    .from(orders)
+    .where(and(eq(orders.idempotencyScope, scope), eq(orders.idempotencyKey, key)))
+    .get();
+
+export const setOrderStatus = (db: DbOrTx, id: string, status: OrderRow["status"], updatedAt: Date) =>
+  void db.update(orders).set({ status, updatedAt }).where(eq(orders.id, id)).run();
+
+export function listOrders(db: DbOrTx, filter: { status?: string; customerId?: string }, window: Window) {
+  const where = and(
+    filter.status === undefined ? undefined : eq(orders.status, filter.status as OrderRow["status"]),
+    filter.customerId === undefined ? undefined : eq(orders.customerId, filter.customerId),
+  );
+  const rows = db.select().from(orders).where(where).orderBy(desc(orders.createdAt), desc(orders.id)).limit(window.limit).offset(window.offset).all();
+  return pageOf(rows, db.select({ n: count() }).from(orders).where(where).get()!.n);
+}
+
+// --- refresh tokens ---
+export const insertRefreshToken = (db: DbOrTx, row: RefreshTokenRow) => void db.insert(refreshTokens).values(row).run();
+
+export const findRefreshToken = (db: DbOrTx, tokenHash: string): RefreshTokenRow | undefined =>
+  db.select().from(refreshTokens).where(eq(refreshTokens.tokenHash, tokenHash)).get();
+
+/** Marks a token used; false when it already was, so two racing refreshes cannot both succeed. */
+export const useRefreshToken = (db: DbOrTx, id: string, at: Date): boolean =>
+  db
+    .update(refreshTokens)
+    .set({ usedAt: at })
+    .where(and(eq(refreshTokens.id, id), isNull(refreshTokens.usedAt), isNull(refreshTokens.revokedAt)))
+    .returning({ id: refreshTokens.id })
+    .all().length > 0;
+
+export const revokeFamily = (db: DbOrTx, familyId: string, at: Date) =>
+  void db
+    .update(refreshTokens)
+    .set({ revokedAt: at })
+    .where(and(eq(refreshTokens.familyId, familyId), isNull(refreshTokens.revokedAt)))
+    .run();
+
+// --- API keys ---
+export const insertApiKey = (db: DbOrTx, row: ApiKeyRow) => void db.insert(apiKeys).values(row).run();
+
+export const findApiKeyByHash = (db: DbOrTx, keyHash: string): ApiKeyRow | undefined =>
+  db
+    .select()
+    .from(apiKeys)
+    .where(and(eq(apiKeys.keyHash, keyHash), isNull(apiKeys.revokedAt)))
+    .get();
+
+export const listApiKeys = (db: DbOrTx): ApiKeyRow[] =>
+  db.select().from(apiKeys).where(isNull(apiKeys.revokedAt)).orderBy(desc(apiKeys.createdAt)).all();
+
+export const revokeApiKey = (db: DbOrTx, id: string, at: Date): boolean =>
+  db
+    .update(apiKeys)
+    .set({ revokedAt: at })
+    .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
+    .returning({ id: apiKeys.id })
+    .all().length > 0;
