@@ -1,0 +1,67 @@
+import { BuiltinError } from "../errors.ts";
+import { arith, compareNum, fromBigInt, isInteger, type Num, toBigInt, toDouble } from "../numbers.ts";
+import { isNumber, RSet, type Value } from "../values.ts";
+import { builtin, int, num, operandError } from "./builtin.ts";
+
+const MAX_RANGE = 1_000_000;
+
+function divide(a: Num, b: Num): Num {
+  if (compareNum(b, 0) === 0) throw new BuiltinError("divide by zero");
+  if (isInteger(a) && isInteger(b) && (typeof a !== "number" || typeof b !== "number")) {
+    const x = toBigInt(a);
+    const y = toBigInt(b);
+    if (x % y === 0n) return fromBigInt(x / y);
+  }
+  return toDouble(a) / toDouble(b);
+}
+
+function round(n: Num, mode: "round" | "ceil" | "floor"): Num {
+  if (isInteger(n)) return n;
+  const x = toDouble(n);
+  // Go's math.Round rounds half away from zero.
+  const r = mode === "ceil" ? Math.ceil(x) : mode === "floor" ? Math.floor(x) : Math.sign(x) * Math.round(Math.abs(x));
+  return r === 0 ? 0 : r;
+}
+
+/** `-` is numeric subtraction or set difference, depending on the first operand. */
+function minus([a, b]: Value[]): Value {
+  if (isNumber(a!)) {
+    if (!isNumber(b!)) throw operandError(1, "number", b!);
+    return arith("-", a, b);
+  }
+  if (a instanceof RSet) {
+    if (!(b instanceof RSet)) throw operandError(1, "set", b!);
+    return RSet.of(a.values().filter((v) => !b.has(v)));
+  }
+  throw operandError(0, "number or set", a!);
+}
+
+export const arithmeticBuiltins = [
+  builtin("plus", 2, (args) => arith("+", num(args, 0), num(args, 1))),
+  builtin("minus", 2, minus),
+  builtin("mul", 2, (args) => arith("*", num(args, 0), num(args, 1))),
+  builtin("div", 2, (args) => divide(num(args, 0), num(args, 1))),
+  builtin("rem", 2, (args) => {
+    const a = num(args, 0);
+    const b = num(args, 1);
+    if (!isInteger(a) || !isInteger(b)) throw new BuiltinError("modulo on floating-point number");
+    if (compareNum(b, 0) === 0) throw new BuiltinError("modulo by zero");
+    return fromBigInt(toBigInt(a) % toBigInt(b));
+  }),
+  builtin("abs", 1, (args) => {
+    const a = num(args, 0);
+    return compareNum(a, 0) < 0 ? arith("-", 0, a) : a;
+  }),
+  builtin("round", 1, (args) => round(num(args, 0), "round")),
+  builtin("ceil", 1, (args) => round(num(args, 0), "ceil")),
+  builtin("floor", 1, (args) => round(num(args, 0), "floor")),
+  builtin("numbers.range", 2, (args) => {
+    const a = int(args, 0);
+    const b = int(args, 1);
+    if (Math.abs(b - a) > MAX_RANGE) throw new BuiltinError(`range exceeds ${MAX_RANGE} numbers`);
+    const step = a <= b ? 1 : -1;
+    const out: Value[] = [];
+    for (let i = a; step > 0 ? i <= b : i >= b; i += step) out.push(i);
+    return out;
+  }),
+];

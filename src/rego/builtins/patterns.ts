@@ -1,0 +1,92 @@
+import { RE2JS } from "re2js";
+import { BuiltinError } from "../errors.ts";
+import { type Value } from "../values.ts";
+import { builtin, operandError, str } from "./builtin.ts";
+
+/**
+ * regex.* and glob.match run on RE2 (re2js), as OPA does on Go's regexp: linear-time matching, so a
+ * policy or input cannot trigger catastrophic backtracking.
+ */
+const MAX_CACHED = 500;
+const cache = new Map<string, RE2JS | BuiltinError>();
+
+function compiled(pattern: string): RE2JS {
+  let re = cache.get(pattern);
+  if (!re) {
+    try {
+      re = RE2JS.compile(pattern);
+    } catch (e) {
+      re = new BuiltinError(e instanceof Error ? e.message : String(e));
+    }
+    if (cache.size >= MAX_CACHED) cache.clear();
+    cache.set(pattern, re);
+  }
+  if (re instanceof BuiltinError) throw re;
+  return re;
+}
+
+const escapeRe = (c: string) => c.replace(/[\\.+*?()|[\]{}^$]/g, "\\$&");
+
+/** Translates a glob (gobwas/glob syntax, as OPA uses) into an anchored RE2 expression. */
+export function globToRegex(glob: string, delimiters: string[]): string {
+  const notDelim = delimiters.length ? `[^${delimiters.map(escapeRe).join("")}]` : "(?s:.)";
+  let out = "";
+  let depth = 0;
+  const chars = Array.from(glob);
+  for (let i = 0; i < chars.length; i++) {
+    const c = chars[i]!;
+    if (c === "\\") {
+      const n = chars[++i];
+      if (n === undefined) throw new BuiltinError("unexpected end of pattern after '\\'");
+      out += escapeRe(n);
+    } else if (c === "*") {
+      if (chars[i + 1] === "*") {
+        i++;
+        out += "(?s:.)*";
+      } else out += `${notDelim}*`;
+    } else if (c === "?") out += notDelim;
+    else if (c === "[") {
+      const end = chars.indexOf("]", i + 1);
+      if (end < 0) throw new BuiltinError("unclosed character class in pattern");
+      let body = chars.slice(i + 1, end).join("");
+      const negate = body.startsWith("!");
+      if (negate) body = body.slice(1);
+      out += `[${negate ? "^" : ""}${body.replace(/[\\\]^[]/g, "\\$&")}]`;
+      i = end;
+    } else if (c === "{") {
+      depth++;
+      out += "(?:";
+    } else if (c === "}" && depth > 0) {
+      depth--;
+      out += ")";
+    } else if (c === "," && depth > 0) out += "|";
+    else out += escapeRe(c);
+  }
+  if (depth) throw new BuiltinError("unclosed '{' in pattern");
+  return `^${out}$`;
+}
+
+function globDelimiters(v: Value): string[] {
+  if (v === null) return [];
+  if (!Array.isArray(v) || v.some((d) => typeof d !== "string")) throw operandError(1, "array of strings", v);
+  return v.length ? (v as string[]) : ["."];
+}
+
+export const patternBuiltins = [
+  builtin("regex.match", 2, (args) => compiled(str(args, 0)).matcher(str(args, 1)).find()),
+  builtin("re_match", 2, (args) => compiled(str(args, 0)).matcher(str(args, 1)).find()),
+  builtin("regex.is_valid", 1, ([p]) => {
+    if (typeof p !== "string") return false;
+    try {
+      compiled(p);
+      return true;
+    } catch {
+      return false;
+    }
+  }),
+  builtin("glob.match", 3, (args) => {
+    const pattern = str(args, 0);
+    const re = compiled(globToRegex(pattern, globDelimiters(args[1]!)));
+    return re.matcher(str(args, 2)).matches();
+  }),
+];

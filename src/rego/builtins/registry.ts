@@ -1,0 +1,31 @@
+import { RSet } from "../values.ts";
+import type { Builtin } from "./builtin.ts";
+import { aggregateBuiltins } from "./aggregates.ts";
+import { arithmeticBuiltins } from "./arithmetic.ts";
+import { collectionBuiltins } from "./collections.ts";
+import { comparisonBuiltins } from "./comparison.ts";
+import { encodingBuiltins } from "./encoding.ts";
+import { patternBuiltins } from "./patterns.ts";
+import { setBuiltins } from "./sets.ts";
+import { stringBuiltins } from "./strings.ts";
+import { timeBuiltins } from "./time.ts";
+import { typeBuiltins } from "./types.ts";
+import { unitBuiltins } from "./units.ts";
+
+/** Every built-in the engine knows, by its Rego name. */
+export const builtins: Map<string, Builtin> = new Map(
+  [
+    ...comparisonBuiltins,
+    ...arithmeticBuiltins,
+    ...aggregateBuiltins,
+    ...setBuiltins,
+    ...stringBuiltins,
+    ...patternBuiltins,
+    ...collectionBuiltins,
+    ...typeBuiltins,
+    ...encodingBuiltins,
+    ...timeBuiltins,
+    ...unitBuiltins,
+    { name: "set", arity: 0, fn: () => new RSet() },
+  ].map((b) => [b.name, b]),
+);

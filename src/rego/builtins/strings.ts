@@ -1,0 +1,156 @@
+import { BuiltinError } from "../errors.ts";
+import { isInteger, type Num, numText, toBigInt, toDouble } from "../numbers.ts";
+import { isNumber, RObject, RSet, type Value } from "../values.ts";
+import { builtin, int, num, operandError, str } from "./builtin.ts";
+
+const codePoints = (s: string) => Array.from(s);
+
+function stringItems(args: Value[], i: number): string[] {
+  const v = args[i]!;
+  const xs = Array.isArray(v) ? v : v instanceof RSet ? v.values() : undefined;
+  if (!xs || xs.some((x) => typeof x !== "string")) throw operandError(i, "array or set of strings", v);
+  return xs as string[];
+}
+
+function trimSet(s: string, cutset: string, left: boolean, right: boolean): string {
+  const cut = new Set(codePoints(cutset));
+  const cps = codePoints(s);
+  let a = 0;
+  let b = cps.length;
+  while (left && a < b && cut.has(cps[a]!)) a++;
+  while (right && b > a && cut.has(cps[b - 1]!)) b--;
+  return cps.slice(a, b).join("");
+}
+
+/** How a value reads inside a message: strings quoted, sets as `{...}`, as OPA prints terms. */
+export function termText(v: Value): string {
+  if (typeof v === "string") return JSON.stringify(v);
+  if (v === null || typeof v === "boolean") return String(v);
+  if (isNumber(v)) return numText(v);
+  if (Array.isArray(v)) return `[${v.map(termText).join(", ")}]`;
+  if (v instanceof RSet) return v.size ? `{${v.values().map(termText).join(", ")}}` : "set()";
+  return `{${(v as RObject)
+    .entries()
+    .map(([k, x]) => `${termText(k)}: ${termText(x)}`)
+    .join(", ")}}`;
+}
+
+const VERB = /%([-+# 0]*)(\d+)?(?:\.(\d+))?([a-zA-Z%])/g;
+
+/** Go's fmt verbs as sprintf uses them: %s %v %d %f %e %g %x %X %o %b %q %t %%. */
+function sprintf(format: string, values: Value[]): string {
+  let next = 0;
+  return format.replace(VERB, (whole, flags: string, width?: string, precision?: string, verb?: string) => {
+    if (verb === "%") return "%";
+    if (next >= values.length) return `%!${verb}(MISSING)`;
+    const v = values[next++]!;
+    let text: string;
+    switch (verb) {
+      case "s":
+      case "v":
+        text = typeof v === "string" ? v : termText(v);
+        break;
+      case "q":
+        text = typeof v === "string" ? JSON.stringify(v) : termText(v);
+        break;
+      case "d":
+        text = isNumber(v) && isInteger(v) ? toBigInt(v).toString() : `%!d(${termText(v)})`;
+        break;
+      case "f":
+      case "F":
+        text = isNumber(v) ? toDouble(v).toFixed(precision === undefined ? 6 : Number(precision)) : `%!f(${termText(v)})`;
+        break;
+      case "e":
+        text = isNumber(v) ? goExponent(toDouble(v).toExponential(precision === undefined ? 6 : Number(precision))) : `%!e(${termText(v)})`;
+        break;
+      case "g":
+        text = isNumber(v) ? (precision === undefined ? numText(v) : String(Number(toDouble(v).toPrecision(Number(precision))))) : `%!g(${termText(v)})`;
+        break;
+      case "x":
+      case "X":
+      case "o":
+      case "b": {
+        const base = verb === "o" ? 8 : verb === "b" ? 2 : 16;
+        if (isNumber(v) && isInteger(v)) text = toBigInt(v).toString(base);
+        else if (typeof v === "string" && base === 16) text = Buffer.from(v).toString("hex");
+        else text = `%!${verb}(${termText(v)})`;
+        if (verb === "X") text = text.toUpperCase();
+        break;
+      }
+      case "t":
+        text = typeof v === "boolean" ? String(v) : `%!t(${termText(v)})`;
+        break;
+      default:
+        return whole;
+    }
+    const w = width === undefined ? 0 : Number(width);
+    if (text.length < w) text = flags.includes("-") ? text.padEnd(w) : text.padStart(w, flags.includes("0") ? "0" : " ");
+    return text;
+  });
+}
+
+const goExponent = (s: string) => s.replace(/e([+-])(\d)$/, "e$10$2");
+
+function formatInt(n: Num, base: number): string {
+  if (![2, 8, 10, 16].includes(base)) throw new BuiltinError("operand 2 must be one of {2, 8, 10, 16}");
+  const truncated = isInteger(n) ? toBigInt(n) : BigInt(Math.trunc(toDouble(n)));
+  return truncated.toString(base);
+}
+
+export const stringBuiltins = [
+  builtin("concat", 2, (args) => stringItems(args, 1).join(str(args, 0))),
+  builtin("contains", 2, (args) => str(args, 0).includes(str(args, 1))),
+  builtin("startswith", 2, (args) => str(args, 0).startsWith(str(args, 1))),
+  builtin("endswith", 2, (args) => str(args, 0).endsWith(str(args, 1))),
+  builtin("lower", 1, (args) => str(args, 0).toLowerCase()),
+  builtin("upper", 1, (args) => str(args, 0).toUpperCase()),
+  builtin("split", 2, (args) => {
+    const s = str(args, 0);
+    const d = str(args, 1);
+    return d === "" ? codePoints(s) : s.split(d);
+  }),
+  builtin("replace", 3, (args) => str(args, 0).replaceAll(str(args, 1), str(args, 2))),
+  builtin("strings.replace_n", 2, (args) => {
+    let s = str(args, 1);
+    const patterns = args[0];
+    if (!(patterns instanceof RObject)) throw operandError(0, "object", patterns!);
+    for (const [k, v] of patterns.entries()) {
+      if (typeof k !== "string" || typeof v !== "string") throw operandError(0, "object of strings", patterns);
+      s = s.replaceAll(k, v);
+    }
+    return s;
+  }),
+  builtin("strings.reverse", 1, (args) => codePoints(str(args, 0)).reverse().join("")),
+  builtin("trim", 2, (args) => trimSet(str(args, 0), str(args, 1), true, true)),
+  builtin("trim_left", 2, (args) => trimSet(str(args, 0), str(args, 1), true, false)),
+  builtin("trim_right", 2, (args) => trimSet(str(args, 0), str(args, 1), false, true)),
+  builtin("trim_prefix", 2, (args) => {
+    const s = str(args, 0);
+    const p = str(args, 1);
+    return s.startsWith(p) ? s.slice(p.length) : s;
+  }),
+  builtin("trim_suffix", 2, (args) => {
+    const s = str(args, 0);
+    const p = str(args, 1);
+    return p && s.endsWith(p) ? s.slice(0, s.length - p.length) : s;
+  }),
+  builtin("trim_space", 1, (args) => str(args, 0).trim()),
+  builtin("indexof", 2, (args) => {
+    const s = str(args, 0);
+    const i = s.indexOf(str(args, 1));
+    return i < 0 ? -1 : codePoints(s.slice(0, i)).length;
+  }),
+  builtin("substring", 3, (args) => {
+    const cps = codePoints(str(args, 0));
+    const start = int(args, 1);
+    const length = int(args, 2);
+    if (start < 0) throw new BuiltinError("negative offset");
+    return length < 0 ? cps.slice(start).join("") : cps.slice(start, start + length).join("");
+  }),
+  builtin("sprintf", 2, (args) => {
+    const values = args[1];
+    if (!Array.isArray(values)) throw operandError(1, "array", values!);
+    return sprintf(str(args, 0), values);
+  }),
+  builtin("format_int", 2, (args) => formatInt(num(args, 0), int(args, 1))),
+];

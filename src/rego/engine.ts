@@ -1,0 +1,170 @@
+import type { Module } from "./ast.ts";
+import { builtins } from "./builtins/registry.ts";
+import { type CompiledPolicy, Compiler, type DocNode } from "./compiler.ts";
+import { RegoError } from "./errors.ts";
+import { type EvalLimits, Evaluation } from "./evaluator.ts";
+import { tokenize } from "./lexer.ts";
+import { parseModule, parseQuery } from "./parser.ts";
+import { fromJS, RObject, toJS, type Value } from "./values.ts";
+
+export { RegoError } from "./errors.ts";
+
+export interface RegoEngineOptions extends Partial<EvalLimits> {
+  /** Built-in errors fail the evaluation instead of making the expression undefined (OPA's strict mode). */
+  strictBuiltinErrors?: boolean;
+  /** Deepest nesting accepted in input and data documents. */
+  maxDocumentDepth?: number;
+}
+
+export interface PolicyModule {
+  id: string;
+  source: string;
+}
+
+export interface QueryOptions {
+  input?: unknown;
+  strictBuiltinErrors?: boolean;
+}
+
+/** One consistent, compiled policy set: replaced as a whole, never changed in place. */
+interface PolicySet {
+  modules: Map<string, { source: string; parsed: Module }>;
+  policy: CompiledPolicy;
+  functions: Map<string, DocNode>;
+  data: Value;
+  version: string;
+}
+
+const DEFAULT_LIMITS: EvalLimits = { maxSteps: 1_000_000, maxDepth: 200 };
+
+/**
+ * An embedded Rego (v1) engine: compile a module set and a data document once, then evaluate
+ * decisions against it many times. Every change (load, putModule, deleteModule, setData) compiles a
+ * complete new set and swaps it in only when it is valid, so a bad module never replaces a good one.
+ */
+export class RegoEngine {
+  private active: PolicySet;
+  private readonly limits: EvalLimits;
+  private readonly strict: boolean;
+  private readonly maxDocumentDepth: number;
+
+  constructor(options: RegoEngineOptions = {}) {
+    this.limits = { maxSteps: options.maxSteps ?? DEFAULT_LIMITS.maxSteps, maxDepth: options.maxDepth ?? DEFAULT_LIMITS.maxDepth };
+    this.strict = options.strictBuiltinErrors ?? false;
+    this.maxDocumentDepth = options.maxDocumentDepth ?? 1000;
+    this.active = build(new Map(), new RObject());
+  }
+
+  /** Replaces all modules (and the data, when given). Throws RegoError; the previous set stays active. */
+  load(modules: PolicyModule[], data?: unknown): void {
+    const parsed = new Map<string, { source: string; parsed: Module }>();
+    for (const m of modules) {
+      if (parsed.has(m.id)) throw new RegoError("rego_compile_error", `module ${m.id} is given twice`);
+      parsed.set(m.id, { source: m.source, parsed: parseModule(m.source, m.id) });
+    }
+    this.active = build(parsed, data === undefined ? this.active.data : this.toData(data));
+  }
+
+  /** Adds or replaces one module, atomically. */
+  putModule(id: string, source: string): void {
+    const modules = new Map(this.active.modules);
+    modules.set(id, { source, parsed: parseModule(source, id) });
+    this.active = build(modules, this.active.data);
+  }
+
+  /** Removes one module; false when there is none with that id. */
+  deleteModule(id: string): boolean {
+    if (!this.active.modules.has(id)) return false;
+    const modules = new Map(this.active.modules);
+    modules.delete(id);
+    this.active = build(modules, this.active.data);
+    return true;
+  }
+
+  setData(data: unknown): void {
+    this.active = build(this.active.modules, this.toData(data));
+  }
+
+  modules(): PolicyModule[] {
+    return [...this.active.modules.entries()].map(([id, m]) => ({ id, source: m.source }));
+  }
+
+  /** Changes whenever the module set or the data changes (a content hash). */
+  get version(): string {
+    return this.active.version;
+  }
+
+  /**
+   * The document at `path` (`platform/authz` or `platform/authz/allow`), in the shape of OPA's
+   * `POST /v1/data/<path>` answer: `result` is absent when the document is undefined.
+   */
+  evaluate(path: string, input?: unknown): { result?: unknown } {
+    const keys = path.split("/").filter((p) => p !== "");
+    const set = this.active;
+    const evaluation = new Evaluation(set.policy.root, set.functions, builtins, set.data, this.toInput(input), {
+      ...this.limits,
+      strictBuiltinErrors: this.strict,
+    });
+    const result = evaluation.document(keys);
+    return result === undefined ? {} : { result: toJS(result) };
+  }
+
+  /** All solutions of a Rego query, each as its variable bindings (OPA's result set). */
+  query(query: string, options: QueryOptions = {}): Record<string, unknown>[] {
+    return this.queryValues(query, options).map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, toJS(v)])));
+  }
+
+  /** Like query, with the bindings as Rego values (exact numbers, sets kept as sets). */
+  queryValues(query: string, options: QueryOptions = {}): Record<string, Value>[] {
+    const set = this.active;
+    const compiled = new Compiler(builtins, set.policy.root).compileQuery(parseQuery(query));
+    const evaluation = new Evaluation(set.policy.root, set.functions, builtins, set.data, this.toInput(options.input), {
+      ...this.limits,
+      strictBuiltinErrors: options.strictBuiltinErrors ?? this.strict,
+    });
+    return evaluation.query(compiled.body, compiled.slots, compiled.outputs);
+  }
+
+  private toInput(input: unknown): Value | undefined {
+    return input === undefined ? undefined : fromJS(input, { maxDepth: this.maxDocumentDepth });
+  }
+
+  private toData(data: unknown): Value {
+    const value = fromJS(data, { maxDepth: this.maxDocumentDepth });
+    if (!(value instanceof RObject)) throw new RegoError("invalid_input", "data must be an object");
+    return value;
+  }
+}
+
+function build(modules: Map<string, { source: string; parsed: Module }>, data: Value): PolicySet {
+  const policy = new Compiler(builtins).compile([...modules.values()].map((m) => m.parsed));
+  const functions = new Map<string, DocNode>();
+  const collect = (n: DocNode) => {
+    if (n.isFunction) functions.set(n.name, n);
+    for (const c of n.children.values()) if (c.hasRules) collect(c);
+  };
+  collect(policy.root);
+  const hasher = new Bun.CryptoHasher("sha256");
+  for (const id of [...modules.keys()].sort()) hasher.update(`${id}\0${modules.get(id)!.source}\0`);
+  hasher.update(JSON.stringify(toJS(data), (_, v) => (typeof v === "bigint" ? v.toString() : v)));
+  return { modules, policy, functions, data, version: hasher.digest("hex").slice(0, 16) };
+}
+
+/** The package a module declares (`platform.authz`), or undefined when the source has no valid header. */
+export function packageOf(source: string): string | undefined {
+  try {
+    const tokens = tokenize(source, "module");
+    if (tokens[0]?.text !== "package") return undefined;
+    const parts: string[] = [];
+    let i = 1;
+    for (;;) {
+      const t = tokens[i];
+      if (t?.kind !== "ident") return undefined;
+      parts.push(t.text);
+      if (tokens[i + 1]?.text !== "." || tokens[i + 1]?.nl) return parts.join(".");
+      i += 2;
+    }
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,42 @@
+/** Where something sits in a policy source: reported as `file:line:col`. */
+export interface Location {
+  file: string;
+  row: number;
+  col: number;
+}
+
+/** The error codes OPA uses, so callers can branch on the same strings an OPA server returns. */
+export type RegoErrorCode =
+  | "rego_parse_error"
+  | "rego_compile_error"
+  | "rego_unsafe_var_error"
+  | "rego_recursion_error"
+  | "rego_type_error"
+  | "eval_conflict_error"
+  | "eval_type_error"
+  | "eval_builtin_error"
+  | "eval_cancel_error"
+  | "invalid_input";
+
+export const formatLocation = (loc: Location) => `${loc.file}:${loc.row}:${loc.col}`;
+
+export class RegoError extends Error {
+  constructor(
+    readonly code: RegoErrorCode,
+    message: string,
+    readonly location?: Location,
+  ) {
+    super(location ? `${formatLocation(location)}: ${message}` : message);
+    this.name = "RegoError";
+  }
+}
+
+/** Thrown by a built-in; the evaluator turns it into `eval_builtin_error` or `eval_type_error` (or undefined). */
+export class BuiltinError extends Error {
+  constructor(
+    message: string,
+    readonly kind: "builtin" | "type" = "builtin",
+  ) {
+    super(message);
+  }
+}

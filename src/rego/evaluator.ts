@@ -1,0 +1,640 @@
+import type { Body, CallTarget, CompiledWith, Expr, Term } from "./ast.ts";
+import type { Builtin, BuiltinContext } from "./builtins/builtin.ts";
+import { type CompiledRule, DocNode } from "./compiler.ts";
+import { BuiltinError, RegoError, type Location } from "./errors.ts";
+import { fromBigInt, type Num } from "./numbers.ts";
+import { equal, isCollection, iterate, keyOf, lookup, RObject, RSet, type Value } from "./values.ts";
+
+export interface EvalLimits {
+  /** Expressions evaluated per query before it is cancelled. */
+  maxSteps: number;
+  /** Nesting of rule and function evaluations. */
+  maxDepth: number;
+}
+
+export interface EvalOptions extends EvalLimits {
+  strictBuiltinErrors: boolean;
+}
+
+/** Continuation: called once per solution; returning true stops the search. */
+type K = () => boolean;
+type VK = (v: Value) => boolean;
+
+interface FunctionOverride {
+  value?: Value;
+  replacement?: CallTarget;
+}
+
+/** What `with` can change; a new context also starts a fresh cache of rule values. */
+class Context {
+  readonly cache = new Map<DocNode, Value | undefined>();
+  readonly computing = new Set<DocNode>();
+  private readonly withoutCache = new Map<string, Context>();
+  constructor(
+    readonly input: Value | undefined,
+    readonly data: Value,
+    readonly overridden: Set<DocNode> | undefined,
+    readonly functions: Map<string, FunctionOverride> | undefined,
+  ) {}
+
+  /** The same context minus one function override (a replacement calls the original). */
+  without(key: string): Context {
+    let c = this.withoutCache.get(key);
+    if (!c) {
+      const functions = new Map(this.functions);
+      functions.delete(key);
+      c = new Context(this.input, this.data, this.overridden, functions.size ? functions : undefined);
+      this.withoutCache.set(key, c);
+    }
+    return c;
+  }
+}
+
+class Frame {
+  readonly vals: (Value | undefined)[];
+  constructor(
+    slots: number,
+    public ctx: Context,
+  ) {
+    this.vals = new Array(slots);
+  }
+}
+
+export class Evaluation implements BuiltinContext {
+  private steps = 0;
+  private depth = 0;
+  private now: Num | undefined;
+  private readonly root: Context;
+
+  constructor(
+    private readonly tree: DocNode,
+    private readonly functions: Map<string, DocNode>,
+    private readonly builtins: Map<string, Builtin>,
+    data: Value,
+    input: Value | undefined,
+    private readonly options: EvalOptions,
+  ) {
+    this.root = new Context(input, data, undefined, undefined);
+  }
+
+  nowNs(): Num {
+    this.now ??= fromBigInt(BigInt(Date.now()) * 1_000_000n + (process.hrtime.bigint() % 1_000_000n));
+    return this.now;
+  }
+
+  /** All solutions of a query body, as the values of its output slots. */
+  query(body: Body, slots: number, outputs: [string, number][]): Record<string, Value>[] {
+    const f = new Frame(slots, this.root);
+    const results: Record<string, Value>[] = [];
+    this.guard(() =>
+      this.evalBody(body, 0, f, () => {
+        const r: Record<string, Value> = {};
+        for (const [name, slot] of outputs) {
+          const v = f.vals[slot];
+          if (v !== undefined) r[name] = v;
+        }
+        results.push(r);
+        return false;
+      }),
+    );
+    return results;
+  }
+
+  /** The document at a constant data path (the REST API's `/v1/data/<path>`). */
+  document(path: Value[]): Value | undefined {
+    let result: Value | undefined;
+    const f = new Frame(0, this.root);
+    const terms: Term[] = path.map((p) => ({ type: "value", value: p, loc: NO_LOC }));
+    this.guard(() =>
+      this.walkDoc(this.tree, this.root.data, terms, 0, f, (v) => {
+        result = v;
+        return true;
+      }),
+    );
+    return result;
+  }
+
+  private guard(run: () => void): void {
+    try {
+      run();
+    } catch (e) {
+      if (e instanceof RangeError) throw new RegoError("eval_cancel_error", "evaluation exceeded the stack: policy or document nested too deeply");
+      throw e;
+    }
+  }
+
+  // ---- bodies and expressions
+
+  private evalBody(body: Body, i: number, f: Frame, k: K): boolean {
+    if (i === body.length) return k();
+    return this.evalExpr(body[i]!, f, () => this.evalBody(body, i + 1, f, k));
+  }
+
+  private evalExpr(e: Expr, f: Frame, k: K): boolean {
+    if (++this.steps > this.options.maxSteps)
+      throw new RegoError("eval_cancel_error", `evaluation exceeded ${this.options.maxSteps} steps`, e.loc);
+    if (e.compiledWith?.length) return this.evalWith(e, e.compiledWith, f, k);
+    if (e.negated) {
+      let found = false;
+      this.evalPositive(e, f, () => {
+        found = true;
+        return true;
+      });
+      return found ? false : k();
+    }
+    return this.evalPositive(e, f, k);
+  }
+
+  private evalPositive(e: Expr, f: Frame, k: K): boolean {
+    switch (e.type) {
+      case "term": {
+        const t = e.term;
+        if (t.type === "call" && t.target && t.args.length === t.target.arity + 1) {
+          const out = t.args[t.args.length - 1]!;
+          return this.evalArgs(t.args, t.target.arity, 0, [], f, (args) => {
+            const r = this.call(t.target!, args, f, t.loc);
+            return r === undefined ? false : this.unifyValue(out, r, f, k);
+          });
+        }
+        return this.evalTerm(t, f, (v) => (v === false ? false : k()));
+      }
+      case "unify":
+      case "assign":
+        return this.unify(e.left, e.right, f, k);
+      case "somein":
+        return this.evalTerm(e.domain, f, (coll) =>
+          iterate(coll, (key, val) =>
+            e.key ? this.unifyValue(e.key, key, f, () => this.unifyValue(e.value, val, f, k)) : this.unifyValue(e.value, val, f, k),
+          ),
+        );
+      case "every":
+        return this.evalTerm(e.domain, f, (coll) => {
+          if (!isCollection(coll)) return false;
+          const failed = iterate(coll, (key, val) => {
+            let ok = false;
+            const check = () =>
+              this.evalBody(e.body, 0, f, () => {
+                ok = true;
+                return true;
+              });
+            if (e.key) this.unifyValue(e.key, key, f, () => this.unifyValue(e.value, val, f, check));
+            else this.unifyValue(e.value, val, f, check);
+            return !ok;
+          });
+          return failed ? false : k();
+        });
+      case "some":
+        return k();
+    }
+  }
+
+  private evalWith(e: Expr, withs: CompiledWith[], f: Frame, k: K): boolean {
+    const values: Value[] = [];
+    for (const w of withs) {
+      let v: Value | undefined;
+      if (w.kind !== "function" || !w.replacement)
+        this.evalTerm(w.value, f, (x) => {
+          v = x;
+          return true;
+        });
+      if (v === undefined && !(w.kind === "function" && w.replacement)) return false;
+      values.push(v as Value);
+    }
+    const old = f.ctx;
+    let input = old.input;
+    let data = old.data;
+    let overridden = old.overridden;
+    let functions = old.functions;
+    withs.forEach((w, i) => {
+      const v = values[i]!;
+      if (w.kind === "input") input = patch(input, w.path, v);
+      else if (w.kind === "data") {
+        data = patch(data, w.path, v);
+        // Rules at (or above, for a path into a rule's value) the replaced path are ignored; a path
+        // beside all rules needs nothing more than the patched base document.
+        let node: DocNode = this.tree;
+        for (const p of w.path) {
+          const next = node.children.get(keyOf(p));
+          if (!next) break;
+          node = next;
+        }
+        const isRule = node.complete.length > 0 || node.partial.length > 0 || node.defaultRule !== undefined;
+        if (node.path.length === w.path.length || isRule) overridden = new Set(overridden).add(node);
+      } else if (w.kind === "function") {
+        functions = new Map(functions);
+        functions.set(w.key, w.replacement ? { replacement: w.replacement } : { value: v });
+      }
+    });
+    const ctx = new Context(input, data, overridden, functions);
+    const plain: Expr = { ...e, compiledWith: undefined };
+    f.ctx = ctx;
+    const r = this.evalExpr(plain, f, () => {
+      f.ctx = old;
+      const stop = k();
+      f.ctx = ctx;
+      return stop;
+    });
+    f.ctx = old;
+    return r;
+  }
+
+  // ---- terms
+
+  private evalTerm(t: Term, f: Frame, k: VK): boolean {
+    switch (t.type) {
+      case "value":
+        return k(t.value);
+      case "var": {
+        if (t.slot !== undefined) {
+          const v = f.vals[t.slot];
+          if (v === undefined) throw new RegoError("rego_unsafe_var_error", `var ${t.name} is unsafe`, t.loc);
+          return k(v);
+        }
+        if (t.name === "input") return f.ctx.input === undefined ? false : k(f.ctx.input);
+        const d = this.walkDoc(this.tree, f.ctx.data, [], 0, f, k);
+        return d;
+      }
+      case "ref":
+        return this.evalRef(t, f, k);
+      case "array":
+        return this.evalArgs(t.items, t.items.length, 0, [], f, (items) => k(items));
+      case "set":
+        return this.evalArgs(t.items, t.items.length, 0, [], f, (items) => k(RSet.of(items)));
+      case "object":
+        return this.evalObject(t.items, 0, new RObject(), f, k);
+      case "call":
+        return this.evalArgs(t.args, t.args.length, 0, [], f, (args) => {
+          const r = this.call(t.target!, args, f, t.loc);
+          return r === undefined ? false : k(r);
+        });
+      case "arraycomp": {
+        const out: Value[] = [];
+        this.evalBody(t.body, 0, f, () => this.evalTerm(t.head, f, (v) => (out.push(v), false)));
+        return k(out);
+      }
+      case "setcomp": {
+        const out = new RSet();
+        this.evalBody(t.body, 0, f, () => this.evalTerm(t.head, f, (v) => (out.add(v), false)));
+        return k(out);
+      }
+      case "objectcomp": {
+        const out = new RObject();
+        this.evalBody(t.body, 0, f, () =>
+          this.evalTerm(t.key, f, (key) =>
+            this.evalTerm(t.value, f, (v) => {
+              const prev = out.get(key);
+              if (prev !== undefined && !equal(prev, v)) throw new RegoError("eval_conflict_error", "object keys must be unique", t.loc);
+              out.set(key, v);
+              return false;
+            }),
+          ),
+        );
+        return k(out);
+      }
+    }
+  }
+
+  private evalArgs(terms: Term[], n: number, i: number, acc: Value[], f: Frame, k: (vals: Value[]) => boolean): boolean {
+    if (i === n) return k(acc.slice());
+    return this.evalTerm(terms[i]!, f, (v) => {
+      acc[i] = v;
+      return this.evalArgs(terms, n, i + 1, acc, f, k);
+    });
+  }
+
+  private evalObject(items: [Term, Term][], i: number, acc: RObject, f: Frame, k: VK): boolean {
+    if (i === items.length) return k(acc.copy());
+    const [kt, vt] = items[i]!;
+    return this.evalTerm(kt, f, (key) =>
+      this.evalTerm(vt, f, (v) => {
+        acc.set(key, v);
+        const r = this.evalObject(items, i + 1, acc, f, k);
+        acc.delete(key);
+        return r;
+      }),
+    );
+  }
+
+  // ---- unification
+
+  private bind(f: Frame, slot: number, v: Value, k: K): boolean {
+    f.vals[slot] = v;
+    const r = k();
+    f.vals[slot] = undefined;
+    return r;
+  }
+
+  private isUnbound(t: Term, f: Frame): boolean {
+    return t.type === "var" && t.slot !== undefined && f.vals[t.slot] === undefined;
+  }
+
+  /** Whether a term still has variables to bind in pattern positions (var, array item, object value). */
+  private isPattern(t: Term, f: Frame): boolean {
+    if (t.type === "var") return this.isUnbound(t, f);
+    if (t.type === "array") return t.items.some((i) => this.isPattern(i, f));
+    if (t.type === "object") return t.items.some(([, v]) => this.isPattern(v, f));
+    return false;
+  }
+
+  private unify(a: Term, b: Term, f: Frame, k: K): boolean {
+    if (this.isUnbound(a, f)) {
+      if (this.isUnbound(b, f)) throw new RegoError("rego_unsafe_var_error", `var ${(a as { name: string }).name} is unsafe`, a.loc);
+      return this.evalTerm(b, f, (v) => this.bind(f, (a as { slot: number }).slot, v, k));
+    }
+    if (this.isUnbound(b, f)) return this.evalTerm(a, f, (v) => this.bind(f, (b as { slot: number }).slot, v, k));
+    if (a.type === "array" && b.type === "array") {
+      if (a.items.length !== b.items.length) return false;
+      return this.unifyPairs(a.items, b.items, 0, f, k);
+    }
+    if (this.isPattern(a, f)) return this.evalTerm(b, f, (v) => this.unifyValue(a, v, f, k));
+    return this.evalTerm(a, f, (v) => this.unifyValue(b, v, f, k));
+  }
+
+  private unifyPairs(a: Term[], b: Term[], i: number, f: Frame, k: K): boolean {
+    if (i === a.length) return k();
+    return this.unify(a[i]!, b[i]!, f, () => this.unifyPairs(a, b, i + 1, f, k));
+  }
+
+  /** Matches a term against a value, binding the term's unbound variables. */
+  private unifyValue(p: Term, v: Value, f: Frame, k: K): boolean {
+    switch (p.type) {
+      case "value":
+        return equal(p.value, v) ? k() : false;
+      case "var":
+        if (p.slot !== undefined) {
+          const cur = f.vals[p.slot];
+          if (cur === undefined) return this.bind(f, p.slot, v, k);
+          return equal(cur, v) ? k() : false;
+        }
+        break;
+      case "array":
+        if (!Array.isArray(v) || v.length !== p.items.length) return false;
+        return this.unifyItems(p.items, v, 0, f, k);
+      case "object": {
+        if (!(v instanceof RObject) || v.size !== p.items.length) return false;
+        return this.unifyEntries(p.items, v, 0, f, k);
+      }
+    }
+    return this.evalTerm(p, f, (pv) => (equal(pv, v) ? k() : false));
+  }
+
+  private unifyItems(items: Term[], vals: Value[], i: number, f: Frame, k: K): boolean {
+    if (i === items.length) return k();
+    return this.unifyValue(items[i]!, vals[i]!, f, () => this.unifyItems(items, vals, i + 1, f, k));
+  }
+
+  private unifyEntries(items: [Term, Term][], obj: RObject, i: number, f: Frame, k: K): boolean {
+    if (i === items.length) return k();
+    const [kt, vt] = items[i]!;
+    return this.evalTerm(kt, f, (key) => {
+      const v = obj.get(key);
+      return v === undefined ? false : this.unifyValue(vt, v, f, () => this.unifyEntries(items, obj, i + 1, f, k));
+    });
+  }
+
+  // ---- references
+
+  private evalRef(t: Term & { type: "ref" }, f: Frame, k: VK): boolean {
+    const head = t.head;
+    if (head.type === "var") {
+      if (head.slot !== undefined) {
+        const v = f.vals[head.slot];
+        if (v === undefined) throw new RegoError("rego_unsafe_var_error", `var ${head.name} is unsafe`, head.loc);
+        return this.walkValue(v, t.path, 0, f, k);
+      }
+      if (head.name === "input") return f.ctx.input === undefined ? false : this.walkValue(f.ctx.input, t.path, 0, f, k);
+      return this.walkDoc(this.tree, f.ctx.data, t.path, 0, f, k);
+    }
+    return this.evalTerm(head, f, (v) => this.walkValue(v, t.path, 0, f, k));
+  }
+
+  private walkValue(v: Value, path: Term[], i: number, f: Frame, k: VK): boolean {
+    if (i === path.length) return k(v);
+    const p = path[i]!;
+    if (p.type === "value") {
+      const next = lookup(v, p.value);
+      return next === undefined ? false : this.walkValue(next, path, i + 1, f, k);
+    }
+    if (p.type === "var" && p.slot !== undefined) {
+      const bound = f.vals[p.slot];
+      if (bound !== undefined) {
+        const next = lookup(v, bound);
+        return next === undefined ? false : this.walkValue(next, path, i + 1, f, k);
+      }
+      const slot = p.slot;
+      return iterate(v, (key, val) => this.bind(f, slot, key, () => this.walkValue(val, path, i + 1, f, k)));
+    }
+    if (this.isPattern(p, f)) return iterate(v, (key, val) => this.unifyValue(p, key, f, () => this.walkValue(val, path, i + 1, f, k)));
+    return this.evalTerm(p, f, (key) => {
+      const next = lookup(v, key);
+      return next === undefined ? false : this.walkValue(next, path, i + 1, f, k);
+    });
+  }
+
+  /** Walks the data tree: constant steps descend nodes so only the rules on the path are evaluated. */
+  private walkDoc(node: DocNode, base: Value | undefined, path: Term[], i: number, f: Frame, k: VK): boolean {
+    const ctx = f.ctx;
+    if (!node.hasRules || ctx.overridden?.has(node)) return base === undefined ? false : this.walkValue(base, path, i, f, k);
+    const p = path[i];
+    const isLeaf = node.complete.length > 0 || node.defaultRule !== undefined || node.partial.length > 0 || node.isFunction;
+    const ground = p !== undefined && (p.type === "value" || (p.type === "var" && p.slot !== undefined && f.vals[p.slot] !== undefined));
+    if (p === undefined || isLeaf || !ground) {
+      const v = this.docValue(node, base, ctx);
+      return v === undefined ? false : this.walkValue(v, path, i, f, k);
+    }
+    const key = p.type === "value" ? p.value : f.vals[(p as { slot: number }).slot]!;
+    const child = node.children.get(keyOf(key));
+    const nextBase = base === undefined ? undefined : lookup(base, key);
+    if (child) return this.walkDoc(child, nextBase, path, i + 1, f, k);
+    return nextBase === undefined ? false : this.walkValue(nextBase, path, i + 1, f, k);
+  }
+
+  /** The full value of a node: base data merged with everything its rules (and its children's) produce. */
+  private docValue(node: DocNode, base: Value | undefined, ctx: Context): Value | undefined {
+    if (ctx.overridden?.has(node)) return base;
+    if (!node.hasRules) return base;
+    if (node.isFunction) return undefined;
+    if (ctx.cache.has(node)) return ctx.cache.get(node);
+    if (ctx.computing.has(node)) throw new RegoError("rego_recursion_error", `rule ${node.name} is recursive`);
+    ctx.computing.add(node);
+    let result: Value | undefined;
+    try {
+      result = this.computeDoc(node, base, ctx);
+    } finally {
+      ctx.computing.delete(node);
+    }
+    ctx.cache.set(node, result);
+    return result;
+  }
+
+  private computeDoc(node: DocNode, base: Value | undefined, ctx: Context): Value | undefined {
+    if (node.complete.length || node.defaultRule) return this.evalComplete(node, ctx);
+    if (node.partial.some((r) => r.multi && r.keys.length === 0)) {
+      const set = new RSet();
+      for (const r of node.partial) this.evalPartial(r, ctx, (keys, v) => void set.add(v));
+      return set;
+    }
+    const owned = new Set<RObject | RSet>();
+    const result = base instanceof RObject ? base.copy() : new RObject();
+    owned.add(result);
+    for (const child of node.children.values()) {
+      if (!child.hasRules) continue;
+      const v = this.docValue(child, lookup(result, child.key), ctx);
+      if (v !== undefined) result.set(child.key, v);
+    }
+    for (const r of node.partial) {
+      this.evalPartial(r, ctx, (keys, v) => insert(result, keys, v, r, owned));
+    }
+    return result;
+  }
+
+  private enter(loc: Location): void {
+    if (++this.depth > this.options.maxDepth)
+      throw new RegoError("eval_cancel_error", `evaluation exceeded the maximum depth of ${this.options.maxDepth}`, loc);
+  }
+
+  private evalPartial(r: CompiledRule, ctx: Context, add: (keys: Value[], v: Value) => void): void {
+    this.enter(r.loc);
+    const f = new Frame(r.slots, ctx);
+    this.evalBody(r.body, 0, f, () =>
+      this.evalArgs(r.keys, r.keys.length, 0, [], f, (keys) =>
+        this.evalTerm(r.value, f, (v) => {
+          add(keys, v);
+          return false;
+        }),
+      ),
+    );
+    this.depth--;
+  }
+
+  /** Values of one rule (or function definition): its body, then each else in turn until one holds. */
+  private ruleValues(r: CompiledRule, f: Frame, onValue: (v: Value) => boolean): void {
+    const branches = [{ value: r.value, body: r.body }, ...r.elses];
+    for (const b of branches) {
+      let found = false;
+      const single = b.value.type === "value";
+      this.evalBody(b.body, 0, f, () => {
+        found = true;
+        return this.evalTerm(b.value, f, onValue) || single;
+      });
+      if (found) return;
+    }
+  }
+
+  private evalComplete(node: DocNode, ctx: Context): Value | undefined {
+    let result: Value | undefined;
+    for (const r of node.complete) {
+      // A rule whose every branch has the value already found cannot conflict: skip it.
+      if (result !== undefined && constantBranches(r).every((c) => c !== undefined && equal(c, result!))) continue;
+      this.enter(r.loc);
+      const f = new Frame(r.slots, ctx);
+      this.ruleValues(r, f, (v) => {
+        if (result !== undefined && !equal(result, v)) throw new RegoError("eval_conflict_error", `rule ${node.name} produced conflicting values`, r.loc);
+        result = v;
+        return false;
+      });
+      this.depth--;
+    }
+    if (result === undefined && node.defaultRule) {
+      const f = new Frame(node.defaultRule.slots, ctx);
+      this.evalTerm(node.defaultRule.value, f, (v) => ((result = v), true));
+    }
+    return result;
+  }
+
+  // ---- calls
+
+  private call(target: CallTarget, args: Value[], f: Frame, loc: Location): Value | undefined {
+    const key = target.kind === "builtin" ? target.name : target.path;
+    const override = f.ctx.functions?.get(key);
+    if (override) {
+      if (override.value !== undefined) return override.value;
+      const saved = f.ctx;
+      f.ctx = saved.without(key);
+      try {
+        return this.call(override.replacement!, args.slice(0, override.replacement!.arity), f, loc);
+      } finally {
+        f.ctx = saved;
+      }
+    }
+    if (target.kind === "function") return this.callFunction(this.functions.get(target.path)!, args, f.ctx, loc);
+    const b = this.builtins.get(target.name)!;
+    try {
+      return b.fn(args, this);
+    } catch (e) {
+      if (e instanceof RegoError) throw e;
+      const message = `${b.name}: ${e instanceof Error ? e.message : String(e)}`;
+      if (this.options.strictBuiltinErrors) {
+        const code = e instanceof BuiltinError && e.kind === "type" ? "eval_type_error" : "eval_builtin_error";
+        throw new RegoError(code, message, loc);
+      }
+      return undefined;
+    }
+  }
+
+  private callFunction(node: DocNode, args: Value[], ctx: Context, loc: Location): Value | undefined {
+    this.enter(loc);
+    let result: Value | undefined;
+    for (const r of node.functions) {
+      if (result !== undefined && constantBranches(r).every((c) => c !== undefined && equal(c, result!))) continue;
+      const f = new Frame(r.slots, ctx);
+      this.unifyItems(r.args, args, 0, f, () => {
+        this.ruleValues(r, f, (v) => {
+          if (result !== undefined && !equal(result, v))
+            throw new RegoError("eval_conflict_error", `function ${node.name} produced conflicting values for the same inputs`, loc);
+          result = v;
+          return false;
+        });
+        return false;
+      });
+    }
+    if (result === undefined && node.defaultRule) {
+      const f = new Frame(node.defaultRule.slots, ctx);
+      this.evalTerm(node.defaultRule.value, f, (v) => ((result = v), true));
+    }
+    this.depth--;
+    return result;
+  }
+}
+
+const NO_LOC: Location = { file: "query", row: 1, col: 1 };
+
+/** The constant value of each branch of a rule (undefined where a branch's value is computed). */
+function constantBranches(r: CompiledRule): (Value | undefined)[] {
+  return [r.value, ...r.elses.map((e) => e.value)].map((t) => (t.type === "value" ? t.value : undefined));
+}
+
+/** A copy of `base` with `v` placed at `path` (what `with input.x.y as v` does). */
+function patch(base: Value | undefined, path: Value[], v: Value): Value {
+  if (path.length === 0) return v;
+  const obj = base instanceof RObject ? base.copy() : new RObject();
+  obj.set(path[0]!, patch(obj.get(path[0]!), path.slice(1), v));
+  return obj;
+}
+
+/** Adds one result of a partial rule to the node's object, copying shared sub-documents before writing. */
+function insert(root: RObject, keys: Value[], v: Value, r: CompiledRule, owned: Set<RObject | RSet>): void {
+  const conflict = () => new RegoError("eval_conflict_error", "object keys must be unique", r.loc);
+  let obj = root;
+  const last = keys.length - 1;
+  for (let i = 0; i < last; i++) {
+    const cur = obj.get(keys[i]!);
+    if (cur !== undefined && !(cur instanceof RObject)) throw conflict();
+    const next = cur === undefined ? new RObject() : owned.has(cur) ? cur : cur.copy();
+    owned.add(next);
+    obj.set(keys[i]!, next);
+    obj = next;
+  }
+  const key = keys[last]!;
+  const prev = obj.get(key);
+  if (r.multi) {
+    if (prev !== undefined && !(prev instanceof RSet)) throw conflict();
+    const set = prev === undefined ? new RSet() : owned.has(prev) ? prev : RSet.of(prev.values());
+    owned.add(set);
+    set.add(v);
+    obj.set(key, set);
+    return;
+  }
+  if (prev !== undefined && !equal(prev, v)) throw conflict();
+  obj.set(key, v);
+}
