@@ -53,8 +53,8 @@ export const ConfigSchema = Type.Object(
       provider: Type.Union([Type.Literal("embedded"), Type.Literal("opa")], { default: "embedded" }),
       engine_endpoint: Type.String({ minLength: 1, default: "http://127.0.0.1:8181" }),
       policy_path: Type.String({ minLength: 1, pattern: "^[A-Za-z_][A-Za-z0-9_]*(/[A-Za-z_][A-Za-z0-9_]*)*$", default: "platform/authz" }),
-      /** Folder whose *.rego files (tests excepted) and data.json the embedded engine loads. */
-      policy_dir: Type.String({ minLength: 1, default: "policies" }),
+      /** Folder whose *.rego files (tests excepted) and data.json the embedded engine loads; empty means the built-in policies. */
+      policy_dir: Type.String({ default: "" }),
       default_action: Type.Literal("deny", { default: "deny" }),
       timeout_ms: Type.Integer({ minimum: 1, maximum: 60_000, default: 500 }),
       /** Decision cache lifetime; 0 turns the cache off. */
