@@ -33,6 +33,10 @@ export class EngineUnreachable extends Error {
   override name = "EngineUnreachable";
 }
 
+export class EngineAnsweredGarbage extends Error {
+  override name = "EngineAnsweredGarbage";
+}
+
 /** OPA's `POST /v1/data/<path>`; a slow engine is cut off at `timeoutMs` and an odd answer is an error. */
 export function opaProvider({ endpoint, policyPath, timeoutMs }: { endpoint: string; policyPath: string; timeoutMs: number }): DecisionProvider {
   const url = `${endpoint.replace(/\/+$/, "")}/v1/data/${policyPath}?provenance=true`;
@@ -57,9 +61,9 @@ export function opaProvider({ endpoint, policyPath, timeoutMs }: { endpoint: str
       try {
         body = JSON.parse(text);
       } catch {
-        throw new EngineUnreachable(`the answer is not JSON: ${JSON.stringify(text.slice(0, 80))}`);
+        throw new EngineAnsweredGarbage(`the answer is not JSON: ${JSON.stringify(text.slice(0, 80))}`);
       }
-      if (body === null || typeof body !== "object" || Array.isArray(body)) throw new EngineUnreachable("the answer is not a JSON object");
+      if (body === null || typeof body !== "object" || Array.isArray(body)) throw new EngineAnsweredGarbage("the answer is not a JSON object");
       const { result, provenance } = body as { result?: unknown; provenance?: { revision?: unknown } };
       const revision = typeof provenance?.revision === "string" ? provenance.revision : "unknown";
       return { ...("result" in body ? { result } : {}), version: `opa:${revision}` };

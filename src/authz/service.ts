@@ -8,7 +8,7 @@ import { isSpiffeId, peerMatcher } from "../identity/spiffe.ts";
 import type { Logger } from "../log.ts";
 import type { AuditLog, AuditRecord } from "./audit/log.ts";
 import type { AuthzContext, AuthzDecision, AuthzEnforcer, HandlerGuard, PolicyInput } from "./model.ts";
-import { type DecisionProvider, EngineUnreachable, type PolicyAnswer } from "./provider.ts";
+import { type DecisionProvider, EngineAnsweredGarbage, EngineUnreachable, type PolicyAnswer } from "./provider.ts";
 
 export interface AuthzServiceOptions {
   provider: DecisionProvider;
@@ -83,7 +83,12 @@ export class AuthzService implements AuthzEnforcer {
         answer = await this.#ask({ caller_spiffe_id: caller, callee_spiffe_id: callee, action, context }, contextJson);
       } catch (error) {
         const message = (error as Error).message;
-        const reason = error instanceof EngineUnreachable ? `denied: policy engine unreachable: ${message}` : `denied: policy evaluation failed: ${message}`;
+        const reason =
+          error instanceof EngineUnreachable
+            ? `denied: policy engine unreachable: ${message}`
+            : error instanceof EngineAnsweredGarbage
+              ? `denied: policy engine answered garbage (${message})`
+              : `denied: policy evaluation failed: ${message}`;
         return this.#finish(request, false, reason, version);
       }
       version = answer.version;
