@@ -12,7 +12,7 @@ export const self = `${td}/platform`;
 export const planner = `${td}/agent/planner`;
 export const reporter = `${td}/agent/reporter`;
 export const orderBot = `${td}/agent/order-bot`;
-export const quiet = createLogger({ level: "error" });
+export const quiet = createLogger({ level: "error", write: () => undefined });
 
 export function policyEngine(): RegoEngine {
   const engine = new RegoEngine();
