@@ -29,6 +29,11 @@ export const ConfigSchema = Type.Object(
     mcp: Section({
       default_server: Type.String({ minLength: 1, default: "platform" }),
     }),
+    a2a: Section({
+      /** The base URL other agents reach this one at; empty: http://<host>:<port> of the listener. */
+      public_url: Type.String({ default: "", pattern: "^(https?://.+)?$" }),
+      spiffe_id: Type.String({ minLength: 1, default: "spiffe://platform.local/platform", pattern: "^spiffe://" }),
+    }),
   },
   { additionalProperties: false },
 );

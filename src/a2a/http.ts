@@ -16,7 +16,8 @@ import { TaskManager } from "./service.ts";
 import { lastEventRevision, nativeFrame, taskEventStream } from "./stream.ts";
 
 export interface A2AServerOptions {
-  agentCard: AgentCard;
+  /** The card, or a function of the origin a request came to (for a server that learns its URL only then). */
+  agentCard: AgentCard | ((origin: string) => AgentCard);
   taskManager?: TaskManager;
   authzEnforcer?: AuthzEnforcer;
   enableCors?: boolean;
@@ -43,7 +44,6 @@ const corsHeaders = {
 };
 
 export class A2AServer {
-  readonly agentCard: AgentCard;
   readonly taskManager: TaskManager;
   readonly handlers: TaskHandlers;
   readonly #log: Logger;
@@ -55,11 +55,15 @@ export class A2AServer {
 
   constructor(options: A2AServerOptions) {
     this.#options = options;
-    this.agentCard = options.agentCard;
     this.#log = (options.log ?? createLogger({ level: "warn" })).child({ component: "a2a" });
     this.#ownsManager = !options.taskManager;
     this.taskManager = options.taskManager ?? new TaskManager({ log: this.#log });
     this.handlers = new TaskHandlers(this.#log);
+  }
+
+  agentCardFor(request: Request): AgentCard {
+    const card = this.#options.agentCard;
+    return typeof card === "function" ? card(new URL(request.url).origin) : card;
   }
 
   registerTaskHandler(type: string, handler: TaskHandler, options: TaskHandlerOptions = {}): this {
@@ -131,9 +135,22 @@ export class A2AServer {
     const log = this.#log;
     const callerOf = (request: Request) => identify?.(request);
 
-    const plugin = new Elysia({ name: "a2a.http" })
-      .get("/.well-known/agent.json", () => this.agentCard.toDict())
-      .get("/.well-known/agent-card.json", () => cardTo(this.agentCard, new URL("/rpc", this.agentCard.url).href))
+    // Hooks apply to the routes declared after them, so CORS comes first.
+    const plugin = new Elysia({ name: "a2a.http" });
+    if (enableCors)
+      plugin
+        .onAfterHandle(({ response, set }) => {
+          if (response instanceof Response) for (const [name, value] of Object.entries(corsHeaders)) response.headers.set(name, value);
+          else Object.assign(set.headers, corsHeaders);
+        })
+        .options("/rpc", () => new Response(null, { status: 204, headers: corsHeaders }))
+        .options("/tasks/:id/stream", () => new Response(null, { status: 204, headers: corsHeaders }));
+    return plugin
+      .get("/.well-known/agent.json", ({ request }) => this.agentCardFor(request).toDict())
+      .get("/.well-known/agent-card.json", ({ request }) => {
+        const card = this.agentCardFor(request);
+        return cardTo(card, `${card.url.replace(/\/+$/, "")}/rpc`);
+      })
       .post(
         "/rpc",
         async ({ request }) => {
@@ -143,7 +160,8 @@ export class A2AServer {
           try {
             text = await readLimited(request, bodyLimit);
           } catch (error) {
-            if (error instanceof BodyTooLarge) return tooLarge(bodyLimit);
+            // The runtime's own streaming limit fails the read with its PayloadTooLarge.
+            if (error instanceof BodyTooLarge || (error as Error).name === "PayloadTooLarge") return tooLarge(bodyLimit);
             return rpcErrorResponse(RpcCode.ParseError, "Parse error: the body could not be read");
           }
           return handleRpc(text, methods, { callerId: callerOf(request), request }, log);
@@ -163,14 +181,6 @@ export class A2AServer {
         }
         return taskEventStream(this.taskManager, id, lastEventRevision(request), nativeFrame, request.signal);
       });
-    if (!enableCors) return plugin;
-    return plugin
-      .onAfterHandle(({ response, set }) => {
-        if (response instanceof Response) for (const [name, value] of Object.entries(corsHeaders)) response.headers.set(name, value);
-        else Object.assign(set.headers, corsHeaders);
-      })
-      .options("/rpc", () => new Response(null, { status: 204, headers: corsHeaders }))
-      .options("/tasks/:id/stream", () => new Response(null, { status: 204, headers: corsHeaders }));
   }
 }
 
