@@ -1,5 +1,5 @@
 /** Queries on the `a2a_tasks` table. Each takes the database or the transaction it should run in. */
-import { and, desc, eq, inArray, lt, type SQL } from "drizzle-orm";
+import { and, desc, eq, inArray, lte, type SQL } from "drizzle-orm";
 import type { DbOrTx } from "../db/client.ts";
 import { a2aTasks, type A2aTaskRow } from "../db/schema.ts";
 import type { TaskState } from "./model.ts";
@@ -25,11 +25,11 @@ export function listTasks(db: DbOrTx, filter: { state?: TaskState; type?: string
 export const deleteTask = (db: DbOrTx, id: string): boolean =>
   db.delete(a2aTasks).where(eq(a2aTasks.id, id)).returning({ id: a2aTasks.id }).all().length > 0;
 
-/** Deletes final tasks last updated before `before`; returns their ids. */
+/** Deletes final tasks last updated at or before `before`; returns their ids. */
 export const deleteFinishedBefore = (db: DbOrTx, before: Date): string[] =>
   db
     .delete(a2aTasks)
-    .where(and(inArray(a2aTasks.state, ["completed", "failed", "cancelled"]), lt(a2aTasks.updatedAt, before)))
+    .where(and(inArray(a2aTasks.state, ["completed", "failed", "cancelled"]), lte(a2aTasks.updatedAt, before)))
     .returning({ id: a2aTasks.id })
     .all()
     .map((r) => r.id);

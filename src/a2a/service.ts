@@ -97,9 +97,8 @@ export class TaskManager {
     return taskOf(snapshot);
   }
 
+  /** Read from the table, which every transition writes: a deleted task is gone even while its actor lingers. */
   getTask(id: string): Task | undefined {
-    const snapshot = this.#actors.get(this.kind, id)?.getSnapshot();
-    if (snapshot) return taskOf(snapshot);
     const row = repo.findTask(this.#db, id);
     return row && taskOfRow(row);
   }
