@@ -71,6 +71,11 @@ export const ConfigSchema = Type.Object(
         port: Type.Integer({ minimum: 0, maximum: 65535, default: 8181 }),
       }),
     }),
+    a2a: Section({
+      /** The base URL other agents reach this one at; empty: http://<host>:<port> of the listener. */
+      public_url: Type.String({ default: "", pattern: "^(https?://.+)?$" }),
+      spiffe_id: Type.String({ minLength: 1, default: "spiffe://platform.local/platform", pattern: "^spiffe://" }),
+    }),
   },
   { additionalProperties: false },
 );

@@ -107,7 +107,7 @@ describe("syslog destination", () => {
     const got = Promise.withResolvers<void>();
     const server = createServer((socket) =>
       socket.on("data", (chunk) => {
-        chunks.push(chunk);
+        chunks.push(Buffer.from(chunk));
         if (frames(Buffer.concat(chunks)).length === 3) got.resolve();
       }),
     );
