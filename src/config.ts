@@ -57,8 +57,8 @@ export const ConfigSchema = Type.Object(
       policy_dir: Type.String({ default: "" }),
       default_action: Type.Literal("deny", { default: "deny" }),
       timeout_ms: Type.Integer({ minimum: 1, maximum: 60_000, default: 500 }),
-      /** Decision cache lifetime; 0 turns the cache off. */
-      cache_ttl_ms: Type.Integer({ minimum: 0, maximum: 600_000, default: 0 }),
+      /** Decision cache lifetime (keyed on the whole input and the policy version); 0 turns the cache off. */
+      cache_ttl_ms: Type.Integer({ minimum: 0, maximum: 600_000, default: 1000 }),
       audit: Section({
         enabled: Type.Boolean({ default: true }),
         /** file://<path>, syslog://host:port[?transport=tcp] or kafka://host:port/topic; empty means <data_dir>/audit.jsonl. */
