@@ -3,6 +3,7 @@
  * made with WebCrypto so the compiled executable needs no external tool. Keys leave here as PKCS#8 PEM,
  * encrypted with a passphrase whenever they are stored.
  */
+import "./reflect.ts";
 import { createPrivateKey, randomBytes, X509Certificate as NodeCertificate } from "node:crypto";
 import * as x509 from "@peculiar/x509";
 import { SvidError } from "./errors.ts";
