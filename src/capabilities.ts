@@ -1,6 +1,8 @@
 /** Every capability the runtime hosts, in start-up order. Adding one is one line here. */
+import { a2aCapability } from "./a2a/capability.ts";
+import { authzCapability } from "./authz/capability.ts";
 import type { CapabilityFactory } from "./capability.ts";
 import { catalogCapability } from "./catalog/capability.ts";
 import { platformCapability } from "./platform/tools.ts";
 
-export const capabilities: CapabilityFactory[] = [platformCapability, catalogCapability];
+export const capabilities: CapabilityFactory[] = [platformCapability, authzCapability, a2aCapability, catalogCapability];

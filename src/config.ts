@@ -39,6 +39,53 @@ export const ConfigSchema = Type.Object(
       /** HS256 signing key file; empty means catalog-jwt.key in data_dir, created (mode 0600) when missing. */
       jwt_key_file: Type.String({ default: "" }),
     }),
+    identity: Section({
+      trust_domain: Type.String({ minLength: 1, maxLength: 255, default: "platform.local" }),
+      /** This workload's id; empty means spiffe://<trust_domain>/platform. */
+      spiffe_id: Type.String({ default: "" }),
+      /** An X.509 SVID kept on disk by spiffe-helper or a SPIRE agent; empty means the development CA. */
+      svid: Section({
+        cert_file: Type.String({ default: "" }),
+        key_file: Type.String({ default: "" }),
+        bundle_file: Type.String({ default: "" }),
+      }),
+      /** Encrypts the development CA's keys in the data dir; empty in development means a generated one. */
+      key_passphrase: Type.String({ default: "" }),
+      mtls: Section({
+        enabled: Type.Boolean({ default: false }),
+        host: Type.String({ minLength: 1, default: "0.0.0.0" }),
+        port: Type.Integer({ minimum: 0, maximum: 65535, default: 8444 }),
+        /** A2A callers without a verified SPIFFE id are denied before policy runs. */
+        required: Type.Boolean({ default: true }),
+      }),
+    }),
+    authorization: Section({
+      provider: Type.Union([Type.Literal("embedded"), Type.Literal("opa")], { default: "embedded" }),
+      engine_endpoint: Type.String({ minLength: 1, default: "http://127.0.0.1:8181" }),
+      policy_path: Type.String({ minLength: 1, pattern: "^[A-Za-z_][A-Za-z0-9_]*(/[A-Za-z_][A-Za-z0-9_]*)*$", default: "platform/authz" }),
+      /** Folder whose *.rego files (tests excepted) and data.json the embedded engine loads; empty means the built-in policies. */
+      policy_dir: Type.String({ default: "" }),
+      default_action: Type.Literal("deny", { default: "deny" }),
+      timeout_ms: Type.Integer({ minimum: 1, maximum: 60_000, default: 500 }),
+      /** Decision cache lifetime (keyed on the whole input and the policy version); 0 turns the cache off. */
+      cache_ttl_ms: Type.Integer({ minimum: 0, maximum: 600_000, default: 1000 }),
+      audit: Section({
+        enabled: Type.Boolean({ default: true }),
+        /** file://<path>, syslog://host:port[?transport=tcp] or kafka://host:port/topic; empty means <data_dir>/audit.jsonl. */
+        destination: Type.String({ default: "" }),
+        buffer_size: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 10_000 }),
+      }),
+      opa_api: Section({
+        enabled: Type.Boolean({ default: false }),
+        host: Type.String({ minLength: 1, default: "127.0.0.1" }),
+        port: Type.Integer({ minimum: 0, maximum: 65535, default: 8181 }),
+      }),
+    }),
+    a2a: Section({
+      /** The base URL other agents reach this one at; empty: http://<host>:<port> of the listener. */
+      public_url: Type.String({ default: "", pattern: "^(https?://.+)?$" }),
+      spiffe_id: Type.String({ minLength: 1, default: "spiffe://platform.local/platform", pattern: "^spiffe://" }),
+    }),
   },
   { additionalProperties: false },
 );

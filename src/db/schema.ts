@@ -131,3 +131,27 @@ export const catalogApiKeys = sqliteTable("catalog_api_keys", {
   revokedAt: integer("revoked_at", { mode: "timestamp_ms" }),
 });
 export type ApiKeyRow = typeof catalogApiKeys.$inferSelect;
+// --- a2a ---
+/** One row per A2A task, written from the task actor's snapshot in the transaction that stores it. */
+export const a2aTasks = sqliteTable(
+  "a2a_tasks",
+  {
+    id: text("id").primaryKey(),
+    type: text("type").notNull(),
+    /** pending, running, completed, failed or cancelled (the task machine's state). */
+    state: text("state").notNull(),
+    contextId: text("context_id").notNull(),
+    payload: text("payload", { mode: "json" }).$type<unknown>().notNull(),
+    messages: text("messages", { mode: "json" }).$type<unknown[]>().notNull(),
+    artifacts: text("artifacts", { mode: "json" }).$type<unknown[]>().notNull(),
+    result: text("result", { mode: "json" }).$type<unknown>(),
+    error: text("error"),
+    metadata: text("metadata", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    /** Counts the task's persisted transitions; SSE event ids are these numbers. */
+    revision: integer("revision").notNull(),
+    createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
+    updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull(),
+  },
+  (table) => [index("a2a_tasks_state_type").on(table.state, table.type), index("a2a_tasks_updated_at").on(table.updatedAt)],
+);
+export type A2aTaskRow = typeof a2aTasks.$inferSelect;

@@ -2,7 +2,6 @@
  * Turns a server spec into the MCP SDK's low-level `Server` (one per connection or session). The low-level
  * server takes JSON Schema as it is, so our TypeBox values serve both listing and validation.
  */
-import { Value } from "@sinclair/typebox/value";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,
@@ -13,12 +12,11 @@ import {
   ListToolsRequestSchema,
   McpError,
   ReadResourceRequestSchema,
-  type CallToolResult,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { TObject } from "@sinclair/typebox";
 import type { Logger } from "../log.ts";
 import type { McpServerSpec } from "./registry.ts";
-import type { Tool, ToolContext } from "./define.ts";
+import { callTool, checked } from "./call.ts";
+import type { ToolContext } from "./define.ts";
 
 export function createMcpServer(spec: McpServerSpec, log: Logger): Server {
   const { name, title, version, instructions } = spec.info;
@@ -48,7 +46,6 @@ export function createMcpServer(spec: McpServerSpec, log: Logger): Server {
     server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       const tool = spec.tools.get(request.params.name);
       if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
-      const args = validArguments(tool, request.params.arguments ?? {});
       const progressToken = request.params._meta?.progressToken;
       const context: ToolContext = {
         signal: extra.signal,
@@ -61,15 +58,7 @@ export function createMcpServer(spec: McpServerSpec, log: Logger): Server {
           });
         },
       };
-      const started = performance.now();
-      try {
-        const result = await tool.handler(args, context);
-        toolLog.info("tool call", { tool: tool.name, duration: ms(started), success: !result.isError });
-        return result;
-      } catch (error) {
-        toolLog.warn("tool call failed", { tool: tool.name, duration: ms(started), success: false, error });
-        return failure(error);
-      }
+      return callTool(tool, request.params.arguments ?? {}, context, toolLog);
     });
   }
 
@@ -117,25 +106,3 @@ export function createMcpServer(spec: McpServerSpec, log: Logger): Server {
   }
   return server;
 }
-
-function validArguments(tool: Tool, args: unknown) {
-  return checked(tool.input, args, `tool ${tool.name}`);
-}
-
-/** Applies schema defaults, then validates; the error names the first offending field. */
-function checked<S extends TObject>(schema: S, value: unknown, what: string) {
-  const withDefaults = Value.Default(schema, Value.Clone(value));
-  const error = Value.Errors(schema, withDefaults).First();
-  if (error) {
-    const field = error.path.split("/").filter(Boolean).join(".") || "(arguments)";
-    throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for ${what}: ${field}: ${error.message}`);
-  }
-  return withDefaults as never;
-}
-
-function failure(error: unknown): CallToolResult {
-  const message = error instanceof Error ? error.message : String(error);
-  return { isError: true, content: [{ type: "text", text: message }] };
-}
-
-const ms = (since: number) => Math.round(performance.now() - since);

@@ -1,0 +1,87 @@
+/**
+ * An A2A task: pending -> running -> completed | failed | cancelled. The three last are final: a final task
+ * never moves again, and no event changes it. Every event carries its time (`at`, epoch ms) so the machine
+ * stays pure, and may carry `changes` (messages and artifacts to append, metadata to merge) so a handler's
+ * output lands in the same transition as the state it reaches.
+ */
+import { assign, setup } from "xstate";
+import type { TaskArtifact, TaskMessage } from "../src/a2a/model.ts";
+
+export interface TaskChanges {
+  messages?: TaskMessage[];
+  artifacts?: TaskArtifact[];
+  metadata?: Record<string, unknown>;
+}
+
+export interface TaskInput {
+  id: string;
+  type: string;
+  contextId: string;
+  payload: unknown;
+  messages: TaskMessage[];
+  metadata: Record<string, unknown>;
+  at: number;
+}
+
+export interface TaskContext extends Omit<TaskInput, "at"> {
+  artifacts: TaskArtifact[];
+  result?: unknown;
+  error?: string;
+  createdAt: number;
+  updatedAt: number;
+  /** Counts transitions; SSE event ids are these numbers. */
+  revision: number;
+}
+
+type Stamp = { at: number; changes?: TaskChanges };
+export type TaskEvent =
+  | ({ type: "START" } & Stamp)
+  | ({ type: "UPDATE" } & Stamp)
+  | ({ type: "COMPLETE"; result?: unknown } & Stamp)
+  | ({ type: "FAIL"; error: string } & Stamp)
+  | ({ type: "CANCEL" } & Stamp);
+
+export const taskMachine = setup({
+  types: { context: {} as TaskContext, input: {} as TaskInput, events: {} as TaskEvent },
+  actions: {
+    apply: assign(({ context, event }) => {
+      const { messages, artifacts, metadata } = event.changes ?? {};
+      return {
+        messages: messages?.length ? [...context.messages, ...messages] : context.messages,
+        artifacts: artifacts?.length ? [...context.artifacts, ...artifacts] : context.artifacts,
+        metadata: metadata ? { ...context.metadata, ...metadata } : context.metadata,
+        updatedAt: event.at,
+        revision: context.revision + 1,
+      };
+    }),
+    recordResult: assign({ result: ({ event }) => (event.type === "COMPLETE" ? event.result : undefined) }),
+    recordError: assign({ error: ({ event }) => (event.type === "FAIL" ? event.error : undefined) }),
+  },
+}).createMachine({
+  id: "task",
+  context: ({ input: { at, ...input } }) => ({ ...input, artifacts: [], createdAt: at, updatedAt: at, revision: 1 }),
+  initial: "pending",
+  states: {
+    pending: {
+      on: {
+        START: { target: "running", actions: "apply" },
+        UPDATE: { actions: "apply" },
+        // A task may finish without a handler ever starting (e.g. one that answers from its payload alone).
+        COMPLETE: { target: "completed", actions: ["apply", "recordResult"] },
+        FAIL: { target: "failed", actions: ["apply", "recordError"] },
+        CANCEL: { target: "cancelled", actions: "apply" },
+      },
+    },
+    running: {
+      on: {
+        UPDATE: { actions: "apply" },
+        COMPLETE: { target: "completed", actions: ["apply", "recordResult"] },
+        FAIL: { target: "failed", actions: ["apply", "recordError"] },
+        CANCEL: { target: "cancelled", actions: "apply" },
+      },
+    },
+    completed: { type: "final" },
+    failed: { type: "final" },
+    cancelled: { type: "final" },
+  },
+});

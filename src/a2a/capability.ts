@@ -1,0 +1,90 @@
+/**
+ * The platform's own agent: an A2A server on the runtime's actors and database whose task types are the
+ * operations the platform hosts. Each MCP tool of each hosted server is a task type (named after the tool, or
+ * `<server>.<tool>` when two servers share a tool name): task.send `{type: tool, payload: arguments}` runs the
+ * tool through the same call path as MCP, and the tool's result becomes the task's result.
+ */
+import type { CapabilityFactory } from "../capability.ts";
+import type { Config } from "../config.ts";
+import { callTool } from "../mcp/call.ts";
+import type { Tool } from "../mcp/define.ts";
+import type { McpRegistry } from "../mcp/registry.ts";
+import type { Logger } from "../log.ts";
+import { AgentCard, Capability } from "./card.ts";
+import type { TaskHandler } from "./handlers.ts";
+import { A2AServer } from "./http.ts";
+import { TaskManager } from "./service.ts";
+
+export const a2aCapability: CapabilityFactory = ({ config, log, database, actors, mcp, health }) => {
+  const a2aLog = log.child({ component: "a2a" });
+  const taskManager = new TaskManager({ actors, db: database.db, log: a2aLog });
+  const capabilities: Capability[] = [];
+  const cards = new Map<string, AgentCard>();
+  const server = new A2AServer({
+    agentCard: (origin) => cardFor(config, config.a2a.public_url || origin, capabilities, cards),
+    taskManager,
+    bodyLimit: config.server.body_limit,
+    log: a2aLog,
+  });
+  health.register("a2a", () => server.health());
+  return {
+    name: "a2a",
+    http: server.plugin,
+    // Tools are read here, not in the factory, so capabilities listed after this one are included too.
+    start() {
+      for (const { type, tool } of toolTaskTypes(mcp)) {
+        server.registerTaskHandler(type, toolHandler(tool, a2aLog.child({ taskType: type })), { capability: type });
+        capabilities.push(new Capability({ name: type, description: tool.description, parameters: tool.input as Record<string, unknown> }));
+      }
+      server.recoverInterrupted();
+    },
+  };
+};
+
+function cardFor(config: Config, url: string, capabilities: Capability[], cards: Map<string, AgentCard>): AgentCard {
+  let card = cards.get(url);
+  if (!card) {
+    card = AgentCard.fromConfig({
+      name: "Platform",
+      description: "One runtime hosting agents' tools: each hosted MCP tool runs as an A2A task.",
+      url,
+      spiffeId: config.a2a.spiffe_id,
+      capabilities,
+    });
+    cards.set(url, card);
+  }
+  return card;
+}
+
+/** Every tool of every MCP server, named by tool, or `<server>.<tool>` where a name is shared. */
+export function toolTaskTypes(mcp: McpRegistry): { type: string; tool: Tool }[] {
+  const all = mcp.names().flatMap((server) => [...mcp.get(server)!.tools.values()].map((tool) => ({ server, tool })));
+  const count = new Map<string, number>();
+  for (const { tool } of all) count.set(tool.name, (count.get(tool.name) ?? 0) + 1);
+  return all.map(({ server, tool }) => ({ type: count.get(tool.name)! > 1 ? `${server}.${tool.name}` : tool.name, tool }));
+}
+
+/** Runs the tool on the task's payload; a tool error (or invalid arguments) fails the task with its text. */
+export function toolHandler(tool: Tool, log: Logger): TaskHandler {
+  return async (task, { signal, callerId, update }) => {
+    const result = await callTool(
+      tool,
+      task.payload,
+      {
+        signal,
+        caller: callerId,
+        progress: async (progress) => {
+          task.metadata.progress = progress;
+          update(task);
+        },
+      },
+      log,
+    );
+    const text = result.content
+      .flatMap((c) => (c.type === "text" ? [c.text] : []))
+      .join("\n");
+    if (result.isError) throw new Error(text || `tool ${tool.name} failed`);
+    task.result = result.structuredContent ?? { content: result.content };
+    return task;
+  };
+}

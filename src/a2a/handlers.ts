@@ -1,0 +1,103 @@
+/**
+ * Task handlers by type, and running one: START, the handler, then COMPLETE with what it returned or FAIL
+ * with what it threw. Cancelling the task aborts the handler's signal and discards its late answer.
+ */
+import type { Logger } from "../log.ts";
+import { TaskStateError } from "./errors.ts";
+import type { TaskManager } from "./service.ts";
+import type { Task } from "./task.ts";
+
+export interface TaskHandlerContext {
+  /** Aborted when the task is cancelled. */
+  signal: AbortSignal;
+  /** The verified identity of whoever sent the task, when the transport established one. */
+  callerId?: string;
+  /** Stores the task's progress so far (messages, artifacts, metadata); watchers see it at once. */
+  update(task: Task): Task;
+}
+
+/** Returns the task (changed as it likes) or nothing; a returned task still in progress is completed. */
+export type TaskHandler = (task: Task, context: TaskHandlerContext) => Promise<Task | void> | Task | void;
+
+export interface TaskHandlerOptions {
+  /** The agent card capability this handler serves (its name by default is the task type). */
+  capability?: string;
+  /** Only this SPIFFE id, or ids under a `prefix/*`, may use the task type; checked besides policy. */
+  requiresPeer?: string;
+  /** Run the handler again for a task it was running when the process stopped, instead of failing it. */
+  resumable?: boolean;
+}
+
+export interface RegisteredHandler {
+  type: string;
+  handler: TaskHandler;
+  options: TaskHandlerOptions;
+}
+
+export class TaskHandlers {
+  readonly #entries = new Map<string, RegisteredHandler>();
+
+  constructor(readonly log?: Logger) {}
+
+  register(type: string, handler: TaskHandler, options: TaskHandlerOptions = {}): void {
+    if (this.#entries.has(type)) throw new Error(`a handler for task type ${type} is registered twice`);
+    this.#entries.set(type, { type, handler, options });
+  }
+
+  get(type: string): RegisteredHandler | undefined {
+    return this.#entries.get(type);
+  }
+
+  types(): string[] {
+    return [...this.#entries.keys()];
+  }
+
+  /** Runs the handler of a pending (or, when resuming, running) task to a final state. Never throws. */
+  async run(manager: TaskManager, task: Task, callerId?: string): Promise<void> {
+    const entry = this.#entries.get(task.type);
+    if (!entry) return void this.#settle(() => manager.fail(task.id, `No handler for task type ${task.type}`));
+    const cancelled = new AbortController();
+    const unwatch = manager.watch(task.id, (update) => {
+      if (update.task.state === "cancelled") cancelled.abort(new Error(`task ${task.id} was cancelled`));
+    });
+    try {
+      const working = task.state === "running" ? task : manager.start(task.id);
+      const context: TaskHandlerContext = { signal: cancelled.signal, callerId, update: (t) => manager.updateTask(t) };
+      const returned = (await entry.handler(working, context)) ?? working;
+      if (cancelled.signal.aborted) return;
+      if (returned.id !== task.id) throw new Error(`the handler returned task ${returned.id} in place of ${task.id}`);
+      if (!returned.isTerminal()) returned.markCompleted();
+      this.#settle(() => manager.updateTask(returned));
+    } catch (error) {
+      if (cancelled.signal.aborted) return;
+      const message = error instanceof Error ? error.message : String(error);
+      this.log?.debug("task handler failed", { taskId: task.id, taskType: task.type, error: message });
+      this.#settle(() => manager.fail(task.id, message || "the handler failed"));
+    } finally {
+      unwatch?.();
+    }
+  }
+
+  /**
+   * Settles tasks that were pending or running when the process stopped: a pending one runs now (its handler
+   * never started), a running one resumes if its handler is resumable and otherwise fails as interrupted.
+   */
+  recover(manager: TaskManager): void {
+    for (const id of manager.takeInterrupted()) {
+      const task = manager.getTask(id);
+      if (!task || task.isTerminal()) continue;
+      const entry = this.#entries.get(task.type);
+      if (task.state === "pending" || entry?.options.resumable) void this.run(manager, task);
+      else this.#settle(() => manager.fail(id, "interrupted: the process stopped while the task was running"));
+    }
+  }
+
+  /** A task cancelled meanwhile refuses further moves: the expected race, not a fault. */
+  #settle(move: () => unknown): void {
+    try {
+      move();
+    } catch (error) {
+      if (!(error instanceof TaskStateError)) this.log?.error("task outcome could not be stored", { error });
+    }
+  }
+}

@@ -1,0 +1,206 @@
+/**
+ * The JSON-RPC methods of /rpc: the native `task.*` methods and the public A2A protocol's v1.0 and v0.3
+ * methods, all on the same task actors. Each checks authorization before it touches anything.
+ */
+import type { Static, TSchema } from "@sinclair/typebox";
+import { Type } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
+import { encoder, taskEventStream } from "./stream.ts";
+import { invalidParams, RpcCode, RpcError, TaskNotFoundError, UnsupportedTaskTypeError } from "./errors.ts";
+import type { TaskHandlers } from "./handlers.ts";
+import { SendParams, TaskIdParams, TaskStates, type TaskMessage } from "./model.ts";
+import { messageFrom, nativeStateOfV1, payloadOf, streamResultsTo, taskTo, type ProtocolVersion } from "./protocol.ts";
+import { StreamAnswer, type CallContext, type Method, type RpcId } from "./rpc.ts";
+import type { TaskManager } from "./service.ts";
+import type { Task } from "./task.ts";
+
+/** Facts handed to policy with each action. */
+export interface ActionContext {
+  method: string;
+  taskType?: string;
+  taskId?: string;
+  metadata?: Record<string, unknown>;
+}
+
+export interface MethodDeps {
+  manager: TaskManager;
+  handlers: TaskHandlers;
+  /** Throws UnauthorizedError when the caller may not take `action`. */
+  authorize(callerId: string | undefined, action: string, context: ActionContext): Promise<void>;
+  /** Task type for an A2A message that names none in `metadata.taskType`. */
+  defaultTaskType?: string;
+}
+
+function parse<S extends TSchema>(schema: S, params: unknown): Static<S> {
+  const error = Value.Errors(schema, params).First();
+  if (error) throw invalidParams(`Invalid params at ${error.path || "/"}: ${error.message}`, { path: error.path || "/" });
+  return params as Static<S>;
+}
+
+export function buildMethods(deps: MethodDeps): Map<string, Method> {
+  const { manager, handlers, authorize } = deps;
+
+  /** Authorizes `action` on an existing task (policy sees its type), then returns it. */
+  async function existing(id: string, action: string, method: string, call: CallContext): Promise<Task> {
+    const task = manager.getTask(id);
+    await authorize(call.callerId, action, { method, taskId: id, taskType: task?.type });
+    if (!task) throw new TaskNotFoundError(id);
+    return task;
+  }
+
+  /** Creates a task and starts its handler; with `blocking`, resolves once the task is final. */
+  async function send(
+    method: string,
+    input: { type: string; payload: unknown; messages: TaskMessage[] | undefined; metadata?: Record<string, unknown>; contextId?: string },
+    blocking: boolean,
+    call: CallContext,
+  ): Promise<Task> {
+    await authorize(call.callerId, "task.send", { method, taskType: input.type, metadata: input.metadata });
+    if (!handlers.get(input.type)) throw new UnsupportedTaskTypeError(input.type, handlers.types());
+    const task = manager.createTask(input);
+    const ran = handlers.run(manager, task, call.callerId);
+    if (!blocking || call.notification) return manager.getTask(task.id)!;
+    await ran;
+    return manager.getTask(task.id)!;
+  }
+
+  // --- native ---
+  const native: Record<string, Method> = {
+    "task.send": {
+      async run(params, call) {
+        const p = parse(SendParams, params);
+        const messages = p.messages?.map((m) => ({ ...m, id: m.id ?? crypto.randomUUID(), createdAt: new Date().toISOString() }));
+        const task = await send("task.send", { type: p.type, payload: p.payload ?? {}, messages, metadata: p.metadata, contextId: p.contextId }, p.blocking ?? true, call);
+        return task.toDict();
+      },
+    },
+    "task.status": {
+      async run(params, call) {
+        return (await existing(parse(TaskIdParams, params).id, "task.status", "task.status", call)).toDict();
+      },
+    },
+    "task.cancel": {
+      async run(params, call) {
+        const { id } = parse(TaskIdParams, params);
+        await existing(id, "task.cancel", "task.cancel", call);
+        return manager.cancel(id).toDict();
+      },
+    },
+  };
+
+  // --- public A2A protocol ---
+  const A2ASend = Type.Object({
+    message: Type.Unknown(),
+    configuration: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  });
+  const A2AGet = Type.Object({ id: Type.String({ minLength: 1 }), historyLength: Type.Optional(Type.Integer()) });
+
+  function a2aInput(version: ProtocolVersion, params: unknown) {
+    const p = parse(A2ASend, params);
+    const message = messageFrom(version, p.message);
+    const raw = p.message as Record<string, unknown>;
+    if (typeof raw.taskId === "string" && raw.taskId)
+      throw new RpcError(RpcCode.UnsupportedTaskType, "Continuing an existing task with a new message is not supported; send a new task");
+    const type = p.metadata?.taskType ?? message.metadata?.taskType ?? deps.defaultTaskType;
+    if (typeof type !== "string" || !type) throw invalidParams("Invalid params at /metadata/taskType: name the task type to run");
+    const contextId = typeof raw.contextId === "string" && raw.contextId ? raw.contextId : undefined;
+    const blocking = version === "1.0" ? p.configuration?.returnImmediately !== true : p.configuration?.blocking !== false;
+    const historyLength = typeof p.configuration?.historyLength === "number" ? p.configuration.historyLength : undefined;
+    return { input: { type, payload: payloadOf(message), messages: [message], metadata: p.metadata, contextId }, blocking, historyLength };
+  }
+
+  /** An SSE answer carrying each change as JSON-RPC responses with the request's id. */
+  const streamOf = (version: ProtocolVersion, id: string, call: CallContext) =>
+    new StreamAnswer((rpcId: RpcId) =>
+      taskEventStream(
+        manager,
+        id,
+        0,
+        (update, previous) => {
+          const results = streamResultsTo(version, update.task, previous?.task, update.final);
+          const events = results.map((result) => `id: ${update.revision}\ndata: ${JSON.stringify({ jsonrpc: "2.0", id: rpcId, result })}\n\n`);
+          return encoder.encode(events.join(""));
+        },
+        call.request.signal,
+      ),
+    );
+
+  function a2a(version: ProtocolVersion, names: { send: string; stream: string; get: string; cancel: string; subscribe: string }) {
+    const methods: Record<string, Method> = {
+      [names.send]: {
+        async run(params, call) {
+          const { input, blocking, historyLength } = a2aInput(version, params);
+          const task = taskTo(version, await send(names.send, input, blocking, call), historyLength);
+          return version === "1.0" ? { task } : task;
+        },
+      },
+      [names.stream]: {
+        streaming: true,
+        async run(params, call) {
+          const { input } = a2aInput(version, params);
+          const task = await send(names.stream, input, false, call);
+          return streamOf(version, task.id, call);
+        },
+      },
+      [names.get]: {
+        async run(params, call) {
+          const p = parse(A2AGet, params);
+          return taskTo(version, await existing(p.id, "task.status", names.get, call), p.historyLength);
+        },
+      },
+      [names.cancel]: {
+        async run(params, call) {
+          const { id } = parse(Type.Object({ id: Type.String({ minLength: 1 }) }), params);
+          await existing(id, "task.cancel", names.cancel, call);
+          return taskTo(version, manager.cancel(id));
+        },
+      },
+      [names.subscribe]: {
+        streaming: true,
+        async run(params, call) {
+          const { id } = parse(Type.Object({ id: Type.String({ minLength: 1 }) }), params);
+          await existing(id, "task.status", names.subscribe, call);
+          return streamOf(version, id, call);
+        },
+      },
+    };
+    return methods;
+  }
+
+  const ListParams = Type.Object({
+    contextId: Type.Optional(Type.String()),
+    status: Type.Optional(Type.String()),
+    pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+    pageToken: Type.Optional(Type.String()),
+    historyLength: Type.Optional(Type.Integer({ minimum: 0 })),
+    includeArtifacts: Type.Optional(Type.Boolean()),
+  });
+  const listTasks: Method = {
+    async run(params, call) {
+      const p = parse(ListParams, params);
+      await authorize(call.callerId, "task.list", { method: "ListTasks" });
+      const state = p.status ? (nativeStateOfV1[p.status] ?? (TaskStates.includes(p.status as never) ? p.status : undefined)) : undefined;
+      if (p.status && !state) throw invalidParams(`Invalid params at /status: unknown task state ${p.status}`);
+      const all = manager.listTasks(state as never, undefined, { contextId: p.contextId || undefined });
+      const offset = p.pageToken ? Number(p.pageToken) : 0;
+      if (!Number.isSafeInteger(offset) || offset < 0) throw invalidParams("Invalid params at /pageToken: not a token this server gave");
+      const pageSize = p.pageSize ?? 50;
+      const page = all.slice(offset, offset + pageSize).map((t) => {
+        const task = taskTo("1.0", t, p.historyLength);
+        return p.includeArtifacts ? task : { ...task, artifacts: [] };
+      });
+      const next = offset + pageSize < all.length ? String(offset + pageSize) : "";
+      return { tasks: page, nextPageToken: next, pageSize, totalSize: all.length };
+    },
+  };
+
+  return new Map(
+    Object.entries({
+      ...native,
+      ...a2a("1.0", { send: "SendMessage", stream: "SendStreamingMessage", get: "GetTask", cancel: "CancelTask", subscribe: "SubscribeToTask" }),
+      ListTasks: listTasks,
+      ...a2a("0.3", { send: "message/send", stream: "message/stream", get: "tasks/get", cancel: "tasks/cancel", subscribe: "tasks/resubscribe" }),
+    }),
+  );
+}

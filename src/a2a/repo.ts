@@ -1,0 +1,35 @@
+/** Queries on the `a2a_tasks` table. Each takes the database or the transaction it should run in. */
+import { and, desc, eq, inArray, lte, type SQL } from "drizzle-orm";
+import type { DbOrTx } from "../db/client.ts";
+import { a2aTasks, type A2aTaskRow } from "../db/schema.ts";
+import type { TaskState } from "./model.ts";
+
+export function saveTask(db: DbOrTx, row: A2aTaskRow): void {
+  const { id: _id, createdAt: _createdAt, ...changes } = row;
+  db.insert(a2aTasks).values(row).onConflictDoUpdate({ target: a2aTasks.id, set: changes }).run();
+}
+
+export const findTask = (db: DbOrTx, id: string): A2aTaskRow | undefined =>
+  db.select().from(a2aTasks).where(eq(a2aTasks.id, id)).get();
+
+/** Newest first. */
+export function listTasks(db: DbOrTx, filter: { state?: TaskState; type?: string; contextId?: string; limit?: number } = {}): A2aTaskRow[] {
+  const conditions: SQL[] = [];
+  if (filter.state) conditions.push(eq(a2aTasks.state, filter.state));
+  if (filter.type) conditions.push(eq(a2aTasks.type, filter.type));
+  if (filter.contextId) conditions.push(eq(a2aTasks.contextId, filter.contextId));
+  const query = db.select().from(a2aTasks).where(and(...conditions)).orderBy(desc(a2aTasks.createdAt));
+  return filter.limit ? query.limit(filter.limit).all() : query.all();
+}
+
+export const deleteTask = (db: DbOrTx, id: string): boolean =>
+  db.delete(a2aTasks).where(eq(a2aTasks.id, id)).returning({ id: a2aTasks.id }).all().length > 0;
+
+/** Deletes final tasks last updated at or before `before`; returns their ids. */
+export const deleteFinishedBefore = (db: DbOrTx, before: Date): string[] =>
+  db
+    .delete(a2aTasks)
+    .where(and(inArray(a2aTasks.state, ["completed", "failed", "cancelled"]), lte(a2aTasks.updatedAt, before)))
+    .returning({ id: a2aTasks.id })
+    .all()
+    .map((r) => r.id);

@@ -1,0 +1,336 @@
+/**
+ * The TaskManager: every task is a task actor; this sends it events and reads it back. The `a2a_tasks` row is
+ * written by the actor kind's `record`, in the transaction that stores each snapshot, so the table never
+ * disagrees with the actor. Each snapshot is also published once to the task's watchers (SSE streams, waiting
+ * callers), with a short history so a stream can resume from the revision it last saw.
+ */
+import { randomUUID } from "node:crypto";
+import type { Actor, SnapshotFrom } from "xstate";
+import { ActorSystem, type ActorKind } from "../../actors/system.ts";
+import { taskMachine, type TaskChanges, type TaskContext, type TaskEvent } from "../../actors/task.machine.ts";
+import { openDatabase, type Db } from "../db/client.ts";
+import type { A2aTaskRow } from "../db/schema.ts";
+import { createLogger, type Logger } from "../log.ts";
+import { TaskNotCancelableError, TaskNotFoundError, TaskStateError, TaskTimeoutError } from "./errors.ts";
+import { finalStates, type MessageInput, type TaskMessage, type TaskState } from "./model.ts";
+import * as repo from "./repo.ts";
+import { eventInto, Task } from "./task.ts";
+
+export const taskKindName = "a2a.task";
+type TaskKind = ActorKind<typeof taskMachine>;
+type TaskSnapshot = SnapshotFrom<typeof taskMachine>;
+
+/** One persisted change of a task, as watchers receive it. `revision` is the task's transition count. */
+export interface TaskUpdate {
+  revision: number;
+  task: Task;
+  final: boolean;
+}
+export type TaskWatcher = (update: TaskUpdate) => void;
+
+export interface NewTask {
+  type: string;
+  payload?: unknown;
+  messages?: (MessageInput | TaskMessage)[];
+  metadata?: Record<string, unknown>;
+  contextId?: string;
+  id?: string;
+}
+
+export interface TaskManagerOptions {
+  /** The runtime's actor system and database. Without them the manager opens its own store at `file`. */
+  actors?: ActorSystem;
+  db?: Db;
+  /** SQLite file for a manager with its own store; in memory by default (tasks then live as long as the process). */
+  file?: string;
+  log?: Logger;
+}
+
+// Enough for a stream that blinked to catch up; older gaps get the current task, which subsumes them.
+const historyLimit = 64;
+
+export class TaskManager {
+  readonly kind: TaskKind;
+  readonly #actors: ActorSystem;
+  readonly #db: Db;
+  readonly #close?: () => void;
+  readonly #watchers = new Map<string, Set<TaskWatcher>>();
+  readonly #history = new Map<string, TaskUpdate[]>();
+  #interrupted: string[] = [];
+
+  constructor(options: TaskManagerOptions = {}) {
+    const log = options.log ?? createLogger({ level: "warn" });
+    if (options.actors && options.db) {
+      this.#actors = options.actors;
+      this.#db = options.db;
+    } else {
+      const handle = openDatabase(options.file ?? ":memory:");
+      this.#db = handle.db;
+      this.#actors = new ActorSystem({ db: handle.db, log, retentionMs: 3_600_000 });
+      this.#close = () => (this.#actors.stop(), handle.close());
+    }
+    this.kind = {
+      kind: taskKindName,
+      machine: taskMachine,
+      record: (tx, _id, snapshot) => repo.saveTask(tx, rowOf(snapshot)),
+      restored: (actor) => this.#restored(actor),
+    };
+    this.#actors.register(this.kind);
+    if (this.#close) this.#actors.restore();
+  }
+
+  createTask(input: NewTask | Task): Task {
+    const at = Date.now();
+    const id = input.id ?? randomUUID();
+    const actor = this.#actors.spawn(this.kind, id, {
+      id,
+      type: input.type,
+      contextId: input.contextId ?? id,
+      payload: input.payload ?? {},
+      messages: (input.messages ?? []).map((m) => stampMessage(m, at)),
+      metadata: input.metadata ?? {},
+      at,
+    });
+    this.#follow(id);
+    const snapshot = actor.getSnapshot();
+    this.#remember(id, updateOf(snapshot));
+    return taskOf(snapshot);
+  }
+
+  /** Read from the table, which every transition writes: a deleted task is gone even while its actor lingers. */
+  getTask(id: string): Task | undefined {
+    const row = repo.findTask(this.#db, id);
+    return row && taskOfRow(row);
+  }
+
+  /** The task as of its latest stored change, with that change's revision. */
+  current(id: string): TaskUpdate | undefined {
+    const snapshot = this.#actors.get(this.kind, id)?.getSnapshot();
+    if (snapshot) return updateOf(snapshot);
+    const row = repo.findTask(this.#db, id);
+    return row && { revision: row.revision, task: taskOfRow(row), final: finalStates.has(row.state as TaskState) };
+  }
+
+  /** Tasks newest first, optionally only those in `state` and of `type`. */
+  listTasks(state?: TaskState, type?: string, filter: { contextId?: string; limit?: number } = {}): Task[] {
+    return repo.listTasks(this.#db, { state, type, ...filter }).map(taskOfRow);
+  }
+
+  /**
+   * Stores what changed in `task` since the stored version: appended messages and artifacts, merged metadata,
+   * and a state move (with its result or error). Throws TaskNotFoundError, or TaskStateError when the machine
+   * does not allow the move (a final task never moves again).
+   */
+  updateTask(task: Task): Task {
+    const current = this.getTask(task.id);
+    if (!current) throw new TaskNotFoundError(task.id);
+    const changes: TaskChanges = {};
+    if (task.messages.length > current.messages.length) changes.messages = task.messages.slice(current.messages.length);
+    if (task.artifacts.length > current.artifacts.length) changes.artifacts = task.artifacts.slice(current.artifacts.length);
+    if (JSON.stringify(task.metadata) !== JSON.stringify(current.metadata)) changes.metadata = task.metadata;
+    const at = Date.now();
+    if (task.state === current.state) {
+      if (!changes.messages && !changes.artifacts && !changes.metadata) return current;
+      if (current.isTerminal()) throw new TaskStateError(task.id, current.state, current.state);
+      return this.#send(task.id, { type: "UPDATE", at, changes }, current.state);
+    }
+    const type = eventInto[task.state];
+    if (!type) throw new TaskStateError(task.id, current.state, task.state);
+    const event: TaskEvent =
+      type === "COMPLETE"
+        ? { type, at, changes, result: task.result }
+        : type === "FAIL"
+          ? { type, at, changes, error: task.error ?? "failed" }
+          : { type, at, changes };
+    return this.#send(task.id, event, task.state);
+  }
+
+  start(id: string): Task {
+    return this.#send(id, { type: "START", at: Date.now() }, "running");
+  }
+
+  fail(id: string, error: string): Task {
+    return this.#send(id, { type: "FAIL", at: Date.now(), error }, "failed");
+  }
+
+  /** Throws TaskNotFoundError, or TaskNotCancelableError when the task is already final. */
+  cancel(id: string): Task {
+    const current = this.getTask(id);
+    if (!current) throw new TaskNotFoundError(id);
+    if (current.isTerminal()) throw new TaskNotCancelableError(id, current.state);
+    return this.#send(id, { type: "CANCEL", at: Date.now() }, "cancelled");
+  }
+
+  /** Forgets a task; one still in progress is cancelled first so its actor cannot write the row back. */
+  deleteTask(id: string): boolean {
+    const current = this.getTask(id);
+    if (!current) return false;
+    if (!current.isTerminal()) this.cancel(id);
+    this.#history.delete(id);
+    return repo.deleteTask(this.#db, id);
+  }
+
+  /** Resolves with the task once it is final; rejects with TaskTimeoutError after `timeout` seconds. */
+  waitForCompletion(id: string, timeout?: number, signal?: AbortSignal): Promise<Task> {
+    const current = this.getTask(id);
+    if (!current) return Promise.reject(new TaskNotFoundError(id));
+    if (current.isTerminal()) return Promise.resolve(current);
+    const { promise, resolve, reject } = Promise.withResolvers<Task>();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const done = () => (clearTimeout(timer), unsubscribe?.(), signal?.removeEventListener("abort", aborted));
+    const aborted = () => (done(), reject(signal?.reason ?? new Error("aborted")));
+    const unsubscribe = this.watch(id, (update) => update.final && (done(), resolve(update.task)));
+    if (!unsubscribe) return Promise.resolve(this.getTask(id)!);
+    if (timeout !== undefined) timer = setTimeout(() => (done(), reject(new TaskTimeoutError(id, timeout))), timeout * 1000);
+    signal?.addEventListener("abort", aborted, { once: true });
+    return promise;
+  }
+
+  /** Deletes final tasks not updated for `maxAgeSeconds`; returns how many. */
+  cleanupCompletedTasks(maxAgeSeconds = 3600): number {
+    const ids = repo.deleteFinishedBefore(this.#db, new Date(Date.now() - maxAgeSeconds * 1000));
+    for (const id of ids) this.#history.delete(id);
+    return ids.length;
+  }
+
+  /**
+   * Calls `watcher` with every persisted change of a task in progress from now on. Returns the unsubscribe
+   * function, or undefined when the task is final or unknown (nothing more will happen to it).
+   */
+  watch(id: string, watcher: TaskWatcher): (() => void) | undefined {
+    const snapshot = this.#actors.get(this.kind, id)?.getSnapshot();
+    if (!snapshot || snapshot.status !== "active") return undefined;
+    let set = this.#watchers.get(id);
+    if (!set) this.#watchers.set(id, (set = new Set()));
+    set.add(watcher);
+    return () => {
+      set.delete(watcher);
+      if (!set.size && this.#watchers.get(id) === set) this.#watchers.delete(id);
+    };
+  }
+
+  /** The changes after `revision`, when all of them are still remembered; undefined when some are not. */
+  changesSince(id: string, revision: number): TaskUpdate[] | undefined {
+    const history = this.#history.get(id);
+    if (!history?.length || history[0]!.revision > revision + 1) return undefined;
+    return history.filter((u) => u.revision > revision);
+  }
+
+  /** Ids of the tasks that were pending or running when the process stopped; each is returned once. */
+  takeInterrupted(): string[] {
+    const ids = this.#interrupted;
+    this.#interrupted = [];
+    return ids;
+  }
+
+  /** Closes the store the manager opened itself; a manager on the runtime's store leaves it to the runtime. */
+  close(): void {
+    this.#close?.();
+  }
+
+  #send(id: string, event: TaskEvent, target: TaskState): Task {
+    const actor = this.#actors.get(this.kind, id);
+    const snapshot = actor?.getSnapshot();
+    if (!snapshot) {
+      const row = repo.findTask(this.#db, id);
+      if (!row) throw new TaskNotFoundError(id);
+      throw new TaskStateError(id, row.state, target);
+    }
+    if (!snapshot.can(event)) throw new TaskStateError(id, String(snapshot.value), target);
+    this.#actors.send(this.kind, id, event);
+    return taskOf(actor!.getSnapshot());
+  }
+
+  #follow(id: string): void {
+    this.#actors.subscribe(this.kind, id, (snapshot) => {
+      const update = updateOf(snapshot);
+      this.#remember(id, update);
+      const watchers = this.#watchers.get(id);
+      if (update.final) {
+        this.#watchers.delete(id);
+        this.#history.delete(id);
+      }
+      if (watchers) for (const watcher of watchers) watcher(update);
+    });
+  }
+
+  #remember(id: string, update: TaskUpdate): void {
+    let history = this.#history.get(id);
+    if (!history) this.#history.set(id, (history = []));
+    history.push(update);
+    if (history.length > historyLimit) history.shift();
+  }
+
+  #restored(actor: Actor<typeof taskMachine>): void {
+    this.#follow(actor.id);
+    this.#remember(actor.id, updateOf(actor.getSnapshot()));
+    this.#interrupted.push(actor.id);
+  }
+}
+
+function stampMessage(message: MessageInput | TaskMessage, at: number): TaskMessage {
+  const { id, role, parts, metadata } = message;
+  const createdAt = "createdAt" in message && message.createdAt ? message.createdAt : new Date(at).toISOString();
+  return { id: id ?? randomUUID(), role, parts, createdAt, ...(metadata ? { metadata } : {}) };
+}
+
+const updateOf = (snapshot: TaskSnapshot): TaskUpdate => ({
+  revision: snapshot.context.revision,
+  task: taskOf(snapshot),
+  final: snapshot.status !== "active",
+});
+
+/** A Task of its own: a handler that changes it changes nothing stored until it is handed back. */
+function taskOf({ context, value }: TaskSnapshot): Task {
+  return fromContext(context, value as TaskState);
+}
+
+function fromContext(c: Omit<TaskContext, "revision">, state: TaskState): Task {
+  return new Task({
+    id: c.id,
+    type: c.type,
+    state,
+    contextId: c.contextId,
+    payload: c.payload !== null && typeof c.payload === "object" ? structuredClone(c.payload) : c.payload,
+    messages: [...c.messages],
+    result: c.result,
+    artifacts: [...c.artifacts],
+    error: c.error,
+    metadata: { ...c.metadata },
+    createdAt: new Date(c.createdAt),
+    updatedAt: new Date(c.updatedAt),
+  });
+}
+
+function taskOfRow(row: A2aTaskRow): Task {
+  return fromContext(
+    {
+      ...row,
+      messages: row.messages as TaskMessage[],
+      artifacts: row.artifacts as TaskContext["artifacts"],
+      result: row.result ?? undefined,
+      error: row.error ?? undefined,
+      createdAt: row.createdAt.getTime(),
+      updatedAt: row.updatedAt.getTime(),
+    },
+    row.state as TaskState,
+  );
+}
+
+function rowOf({ context: c, value }: TaskSnapshot): A2aTaskRow {
+  return {
+    id: c.id,
+    type: c.type,
+    state: value as string,
+    contextId: c.contextId,
+    payload: c.payload ?? null,
+    messages: c.messages,
+    artifacts: c.artifacts,
+    result: c.result ?? null,
+    error: c.error ?? null,
+    metadata: c.metadata,
+    revision: c.revision,
+    createdAt: new Date(c.createdAt),
+    updatedAt: new Date(c.updatedAt),
+  };
+}

@@ -1,0 +1,42 @@
+/**
+ * `kafka://host:port[,host:port...]/topic` through kafkajs. kafkajs's own retries are off: the audit buffer
+ * retries with backoff and counts, so a down broker never holds up a request. kafkajs logs go to our logger
+ * (never stdout, which belongs to MCP stdio).
+ */
+import { Kafka, logLevel, type Producer } from "kafkajs";
+import type { Logger } from "../../log.ts";
+import type { AuditTransport } from "./log.ts";
+
+export function kafkaTransport({ brokers, topic }: { brokers: string[]; topic: string }, log: Logger, timeoutMs = 3000): AuditTransport {
+  const kafka = new Kafka({
+    clientId: "platform-audit",
+    brokers,
+    connectionTimeout: timeoutMs,
+    requestTimeout: timeoutMs,
+    retry: { retries: 0 },
+    logLevel: logLevel.WARN,
+    logCreator: () => ({ namespace, log: entry }) => log.debug("kafka", { namespace, message: entry.message }),
+  });
+  let producer: Producer | undefined;
+  return {
+    description: `kafka://${brokers.join(",")}/${topic}`,
+    async deliver(records) {
+      if (!producer) {
+        const next = kafka.producer({ allowAutoTopicCreation: false, retry: { retries: 0 } });
+        await next.connect();
+        producer = next;
+      }
+      try {
+        await producer.send({ topic, acks: -1, messages: records.map((r) => ({ key: r.audit_id, value: JSON.stringify(r) })) });
+      } catch (error) {
+        // A fresh connection next time: the old one may be half-broken.
+        await producer.disconnect().catch(() => undefined);
+        producer = undefined;
+        throw error;
+      }
+    },
+    async close() {
+      await producer?.disconnect();
+    },
+  };
+}

@@ -1,0 +1,147 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { capability, requiresPeer } from "../../src/authz/model.ts";
+import { opaProvider } from "../../src/authz/provider.ts";
+import { embedded, enforcer, orderBot, planner, policyEngine, reporter, self, td } from "./support.ts";
+
+const servers: { stop(force?: boolean): unknown }[] = [];
+afterAll(() => servers.forEach((s) => s.stop(true)));
+
+describe("inbound", () => {
+  test("a caller the policy permits is allowed, and the decision is frozen and audited", async () => {
+    const { service, recordOf } = enforcer(embedded());
+    const decision = await service.checkInbound(planner, "a2a:tasks.send", { data_classification: "internal" });
+    expect(decision).toMatchObject({ allowed: true, reason: "allowed: caller capability" });
+    expect(Object.isFrozen(decision)).toBe(true);
+    expect(() => ((decision as { allowed: boolean }).allowed = false)).toThrow();
+    const record = await recordOf(decision.auditId);
+    expect(record).toMatchObject({
+      audit_id: decision.auditId,
+      caller_spiffe_id: planner,
+      callee_spiffe_id: null,
+      action: "a2a:tasks.send",
+      decision: "allowed",
+      reason: "allowed: caller capability",
+      context: { data_classification: "internal" },
+      result: { decision_metadata: { policy: "platform.authz", same_trust_domain: true } },
+    });
+    expect(record!.timestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(record!.policy_version).toMatch(/^[0-9a-f]{16}$/);
+  });
+
+  test("a caller without the capability, or from another trust domain, is denied and audited", async () => {
+    const { service, recordOf } = enforcer(embedded());
+    const notPermitted = await service.checkInbound(reporter, "a2a:tasks.send");
+    expect(notPermitted).toMatchObject({ allowed: false, reason: "denied: action not permitted for caller (a2a:tasks.send)" });
+    const foreign = await service.checkInbound("spiffe://evil.example/agent/planner", "a2a:tasks.send");
+    expect(foreign.allowed).toBe(false);
+    expect(foreign.reason).toContain("different trust domains");
+    expect(await recordOf(foreign.auditId)).toMatchObject({ decision: "denied", caller_spiffe_id: "spiffe://evil.example/agent/planner" });
+  });
+
+  test("no verified identity is denied before policy when mTLS is required", async () => {
+    const { service, recordOf } = enforcer(embedded());
+    const decision = await service.checkInbound(undefined, "agent-card:read");
+    expect(decision).toMatchObject({ allowed: false, reason: expect.stringContaining("no verified SPIFFE identity") });
+    expect(await recordOf(decision.auditId)).toMatchObject({ caller_spiffe_id: null, policy_version: "none" });
+    const open = enforcer(embedded(), { requireIdentity: false }).service;
+    expect((await open.checkInbound(undefined, "agent-card:read")).reason).toBe("denied: caller_spiffe_id is not a SPIFFE ID (agent-card:read)");
+  });
+
+  test("a malformed caller id is denied with a clear reason", async () => {
+    const { service } = enforcer(embedded());
+    expect(await service.checkInbound("spiffe://platform.local/../admin", "a2a:tasks.send")).toMatchObject({
+      allowed: false,
+      reason: "denied: caller_spiffe_id is not a valid SPIFFE id",
+    });
+  });
+
+  test("requiresPeer and capability markers are enforced on top of policy", async () => {
+    const { service } = enforcer(embedded());
+    const onlyOrderBots = { ...capability("a2a:tasks.send"), ...requiresPeer(`${td}/agent/order-bot`) };
+    const wrongPeer = await service.checkInbound(planner, "a2a:tasks.send", {}, onlyOrderBots);
+    expect(wrongPeer).toMatchObject({ allowed: false, reason: expect.stringContaining("not the peer this handler requires") });
+    expect((await service.checkInbound(planner, "a2a:tasks.send", {}, requiresPeer(`${td}/agent/*`))).allowed).toBe(true);
+    // The planner may send tasks, but this handler also needs catalog:write, which it lacks.
+    const noCapability = await service.checkInbound(planner, "a2a:tasks.send", {}, capability("catalog:write"));
+    expect(noCapability).toMatchObject({ allowed: false, reason: "denied: action not permitted for caller (catalog:write)" });
+    expect((await service.checkInbound(orderBot, "catalog:write", {}, capability("catalog:write"))).allowed).toBe(true);
+    expect((await service.checkInbound(planner, "a2a:tasks.send", {}, requiresPeer("not-an-id/*"))).allowed).toBe(false);
+  });
+
+  test("a context that is not JSON is denied, not thrown", async () => {
+    const { service } = enforcer(embedded());
+    const decision = await service.checkInbound(planner, "a2a:tasks.send", { big: 1n });
+    expect(decision).toMatchObject({ allowed: false, reason: "denied: context is not plain JSON" });
+  });
+});
+
+describe("outbound", () => {
+  test("checks caller and callee, and records the callee", async () => {
+    const { service, recordOf } = enforcer(embedded());
+    const allowed = await service.checkOutbound(planner, `${td}/service/catalog`, "catalog:read");
+    expect(allowed.allowed).toBe(true);
+    expect(await recordOf(allowed.auditId)).toMatchObject({ callee_spiffe_id: `${td}/service/catalog`, decision: "allowed" });
+    const denied = await service.checkOutbound(planner, "spiffe://elsewhere.example/svc", "catalog:read");
+    expect(denied.allowed).toBe(false);
+  });
+});
+
+describe("failures deny", () => {
+  test("a missing package denies at run time", async () => {
+    const engine = policyEngine();
+    engine.deleteModule("authz.rego");
+    const { service } = enforcer(embedded(engine));
+    expect(await service.checkInbound(planner, "a2a:tasks.send")).toMatchObject({
+      allowed: false,
+      reason: "denied: policy package platform.authz is not loaded",
+    });
+  });
+
+  test("an unreachable, slow or garbage-answering engine denies with the cause", async () => {
+    const closed = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
+    const closedUrl = `http://127.0.0.1:${closed.port}`;
+    await closed.stop(true);
+    const hanging = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Promise<Response>(() => {}) });
+    const answers: Record<string, () => Response> = {
+      "/not-json": () => new Response("<html>oops</html>"),
+      "/array": () => Response.json({ result: [1, 2] }),
+      "/no-allow": () => Response.json({ result: { allow: "yes" } }),
+      "/error": () => new Response("boom", { status: 500 }),
+      "/undefined": () => Response.json({}),
+    };
+    const garbage = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (req) => answers[new URL(req.url).pathname.replace("/v1/data/x", "")]!() });
+    servers.push(hanging, garbage);
+    const decide = async (endpoint: string, timeoutMs = 2000) =>
+      (await enforcer(opaProvider({ endpoint, policyPath: "x", timeoutMs })).service.checkInbound(planner, "a2a:tasks.send")).reason;
+    expect(await decide(closedUrl)).toStartWith("denied: policy engine unreachable:");
+    expect(await decide(`http://127.0.0.1:${hanging.port}`, 50)).toBe("denied: policy engine unreachable: no answer within 50 ms");
+    const base = `http://127.0.0.1:${garbage.port}`;
+    expect(await decide(`${base}/not-json`)).toBe('denied: policy engine answered garbage (the answer is not JSON: "<html>oops</html>")');
+    expect(await decide(`${base}/array`)).toBe("denied: policy engine answered garbage (result is an array, not an object)");
+    expect(await decide(`${base}/no-allow`)).toBe("denied: policy engine answered garbage (allow is not a boolean)");
+    expect(await decide(`${base}/error`)).toBe("denied: policy engine unreachable: HTTP 500: boom");
+    expect(await decide(`${base}/undefined`)).toBe("denied: policy package platform.authz is not loaded");
+  });
+});
+
+describe("decision cache", () => {
+  test("repeats are served from the cache until the policies change", async () => {
+    const engine = policyEngine();
+    const { service, records, audit } = enforcer(embedded(engine), { cacheTtlMs: 60_000 });
+    for (let i = 0; i < 3; i++) expect((await service.checkInbound(planner, "catalog:read")).allowed).toBe(true);
+    expect(service.stats()).toMatchObject({ cacheHits: 2, cacheMisses: 1 });
+    engine.putModule("deny-catalog.rego", "package platform.authz\nreason := \"changed\" if false\n");
+    engine.setData({ authz: { capabilities: {}, trust_domain_actions: [], delegations: {}, clearances: {}, classification_grants: {}, classification_levels: {} } });
+    expect((await service.checkInbound(planner, "catalog:read")).allowed).toBe(false);
+    expect(service.stats()).toMatchObject({ cacheHits: 2, cacheMisses: 2 });
+    await audit.flush();
+    expect(records).toHaveLength(4);
+  });
+});
+
+test("the server's own id is the callee policy sees inbound", async () => {
+  const { service } = enforcer(embedded());
+  const decision = await service.checkInbound(`${td}/agent/anyone`, "agent-card:read");
+  expect(decision).toMatchObject({ allowed: true, reason: "allowed: action open to the whole trust domain" });
+  expect(self).toStartWith(td);
+});
