@@ -6,7 +6,9 @@ const minimumForm = 6;
 
 export function encodedForms(value: string): string[] {
   const bytes = Buffer.from(value, "utf8");
-  const forms = new Set<string>([value]);
+  // The whole value encoded on its own, padding included, is redacted in full...
+  const forms = new Set<string>([value, bytes.toString("base64"), bytes.toString("base64url")]);
+  // ...and inside a longer encoded text, at each alignment it can take.
   for (const offset of [0, 1, 2]) {
     const shifted = Buffer.concat([Buffer.alloc(offset), bytes]);
     // Only the characters fully determined by the value's own bits: the neighbours decide the edge characters.

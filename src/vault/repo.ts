@@ -1,5 +1,5 @@
 /** Queries on the vault's tables. Each takes the database or the transaction it should run in. */
-import { and, desc, eq, isNull } from "drizzle-orm";
+import { and, count, desc, eq, isNull, max } from "drizzle-orm";
 import type { DbOrTx } from "../db/client.ts";
 import {
   vaultAudit,
@@ -37,6 +37,11 @@ export const findSecret = (db: DbOrTx, id: string): VaultSecretRow | undefined =
   db.select().from(vaultSecrets).where(eq(vaultSecrets.id, id)).get();
 export function saveSecret(db: DbOrTx, row: VaultSecretRow): void {
   db.insert(vaultSecrets).values(row).onConflictDoUpdate({ target: vaultSecrets.id, set: row }).run();
+}
+/** Changes whenever a secret is written or removed. */
+export function secretsFingerprint(db: DbOrTx): string {
+  const row = db.select({ count: count(), latest: max(vaultSecrets.updatedAt) }).from(vaultSecrets).get();
+  return `${row?.count}:${row?.latest?.getTime()}`;
 }
 export const deleteSecret = (db: DbOrTx, id: string) => void db.delete(vaultSecrets).where(eq(vaultSecrets.id, id)).run();
 
