@@ -104,6 +104,12 @@ export class AppRoles {
     if (!lease?.context) throw new VaultError("UNAUTHENTICATED", "A valid vault token is required (expired and revoked tokens are refused)");
     const role = repo.findRole(this.db, lease.context.holder);
     if (!role) throw new VaultError("UNAUTHENTICATED", "The token's role no longer exists");
+    // A secret_id revoked by another process (the CLI) ends its tokens here too.
+    const secret = lease.context.secretIdAccessor ? repo.findSecretId(this.db, lease.context.secretIdAccessor) : undefined;
+    if (!secret || secret.revokedAt !== null) {
+      this.leases.revoke(lease.id);
+      throw new VaultError("UNAUTHENTICATED", "The token was revoked with its secret_id");
+    }
     this.leases.touch(lease.id);
     return { name: role.name, services: role.services, leaseId: lease.id };
   }

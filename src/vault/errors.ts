@@ -62,6 +62,10 @@ export class VaultError extends Error {
   toJSON() {
     return { error: { code: this.code, message: this.message } };
   }
+
+  toResponse(): Response {
+    return Response.json(this.toJSON(), { status: this.status });
+  }
 }
 
 /** The text an MCP tool answers with when a vault call fails. */

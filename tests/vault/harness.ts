@@ -42,13 +42,13 @@ export async function startVault(env: Record<string, string> = {}): Promise<Harn
 }
 
 /** A GitHub-like API: `GET /user` with `Authorization: Bearer`, plus routes that misbehave on purpose. */
-export function githubUpstream(token = githubToken): Server<undefined> & { seen: Request[] } {
-  const seen: Request[] = [];
+export function githubUpstream(token = githubToken): Server<undefined> & { seen: { url: string; authorization: string | null }[] } {
+  const seen: { url: string; authorization: string | null }[] = [];
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
     async fetch(request) {
-      seen.push(request.clone());
+      seen.push({ url: request.url, authorization: request.headers.get("authorization") });
       const url = new URL(request.url);
       if (request.headers.get("authorization") !== `Bearer ${token}`)
         return Response.json({ message: "Bad credentials", documentation_url: "https://docs.github.com/rest" }, { status: 401 });
