@@ -18,7 +18,8 @@ const headers = {
   "content-type": "text/html; charset=utf-8",
   "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   "x-content-type-options": "nosniff",
-  "referrer-policy": "no-referrer",
+  // same-origin, not no-referrer: the latter makes browsers send `Origin: null` on our own form posts.
+  "referrer-policy": "same-origin",
   "cache-control": "no-store",
 };
 
@@ -66,7 +67,7 @@ export function startSetupServer(vault: VaultService, log: Logger, port: number)
       if (!session) return html(messagePage("Setup", "Open the one-time link printed in the server log at start-up."), 401);
       if (request.method === "POST") {
         const origin = request.headers.get("origin");
-        if (origin && origin !== new URL(request.url).origin) return html(messagePage("Setup", "Cross-site request refused."), 403);
+        if (origin && origin !== `http://${request.headers.get("host")}`) return html(messagePage("Setup", "Cross-site request refused."), 403);
       }
     })
     .get("/", async ({ request, query }) => {
