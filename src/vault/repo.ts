@@ -1,5 +1,5 @@
 /** Queries on the vault's tables. Each takes the database or the transaction it should run in. */
-import { and, count, desc, eq, isNull, max } from "drizzle-orm";
+import { and, count, desc, eq, isNull, max, sql } from "drizzle-orm";
 import type { DbOrTx } from "../db/client.ts";
 import {
   vaultAudit,
@@ -19,8 +19,25 @@ import {
   type VaultServiceRow,
 } from "../db/schema.ts";
 
+/**
+ * Statements on the path of every call, prepared once per database handle: building the query each time cost
+ * more than running it. A transaction handle gets no cache; it uses the plain query.
+ */
+function prepared<T>(build: (db: DbOrTx) => T): (db: DbOrTx) => T {
+  const cache = new WeakMap<object, T>();
+  return (db) => {
+    let statement = cache.get(db);
+    if (!statement) cache.set(db, (statement = build(db)));
+    return statement;
+  };
+}
+const stateQuery = prepared((db) => db.select().from(vaultState).where(eq(vaultState.id, 1)).prepare());
+const serviceQuery = prepared((db) => db.select().from(vaultServices).where(eq(vaultServices.name, sql.placeholder("name"))).prepare());
+const secretQuery = prepared((db) => db.select().from(vaultSecrets).where(eq(vaultSecrets.id, sql.placeholder("id"))).prepare());
+const fingerprintQuery = prepared((db) => db.select({ count: count(), latest: max(vaultSecrets.updatedAt) }).from(vaultSecrets).prepare());
+
 // --- state and keys ---
-export const readState = (db: DbOrTx) => db.select().from(vaultState).where(eq(vaultState.id, 1)).get();
+export const readState = (db: DbOrTx) => stateQuery(db).get();
 export function writeState(db: DbOrTx, state: { sealed: boolean; masterVersion: number }): void {
   const row = { id: 1, ...state, updatedAt: new Date() };
   db.insert(vaultState).values(row).onConflictDoUpdate({ target: vaultState.id, set: row }).run();
@@ -33,22 +50,20 @@ export const rewrapDataKey = (db: DbOrTx, id: string, masterVersion: number, wra
   void db.update(vaultDataKeys).set({ masterVersion, wrapped }).where(eq(vaultDataKeys.id, id)).run();
 
 // --- secrets ---
-export const findSecret = (db: DbOrTx, id: string): VaultSecretRow | undefined =>
-  db.select().from(vaultSecrets).where(eq(vaultSecrets.id, id)).get();
+export const findSecret = (db: DbOrTx, id: string): VaultSecretRow | undefined => secretQuery(db).get({ id });
 export function saveSecret(db: DbOrTx, row: VaultSecretRow): void {
   db.insert(vaultSecrets).values(row).onConflictDoUpdate({ target: vaultSecrets.id, set: row }).run();
 }
 /** Changes whenever a secret is written or removed. */
 export function secretsFingerprint(db: DbOrTx): string {
-  const row = db.select({ count: count(), latest: max(vaultSecrets.updatedAt) }).from(vaultSecrets).get();
+  const row = fingerprintQuery(db).get();
   return `${row?.count}:${row?.latest?.getTime()}`;
 }
 export const deleteSecret = (db: DbOrTx, id: string) => void db.delete(vaultSecrets).where(eq(vaultSecrets.id, id)).run();
 
 // --- services ---
 export const listServices = (db: DbOrTx): VaultServiceRow[] => db.select().from(vaultServices).orderBy(vaultServices.name).all();
-export const findService = (db: DbOrTx, name: string): VaultServiceRow | undefined =>
-  db.select().from(vaultServices).where(eq(vaultServices.name, name)).get();
+export const findService = (db: DbOrTx, name: string): VaultServiceRow | undefined => serviceQuery(db).get({ name });
 export const insertService = (db: DbOrTx, row: VaultServiceRow) => void db.insert(vaultServices).values(row).run();
 export const deleteService = (db: DbOrTx, name: string) => void db.delete(vaultServices).where(eq(vaultServices.name, name)).run();
 export const setServiceStatus = (db: DbOrTx, name: string, status: VaultServiceRow["status"], reason: string | null) =>

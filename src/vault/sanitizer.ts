@@ -29,6 +29,9 @@ const maxShapeHold = 4096;
 const isTokenByte = new Uint8Array(256);
 for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.+/=") isTokenByte[c.charCodeAt(0)] = 1;
 
+const isWordByte = new Uint8Array(256);
+for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") isWordByte[c.charCodeAt(0)] = 1;
+
 const encoder = new TextEncoder();
 
 export class Sanitizer {
@@ -47,7 +50,8 @@ export class Sanitizer {
     if (shapes.length) {
       // One named-less group per shape, so the group that matched says which service it belongs to.
       const source = shapes.map(({ pattern }) => `(${pattern})`).join("|");
-      this.#shapes = { regex: new RegExp(`(?<![A-Za-z0-9_])(?:${source})(?![A-Za-z0-9_])`, "g"), services: shapes.map((s) => s.service) };
+      // Word boundaries are checked after a match: a look-behind here would stop the engine's fast literal scan.
+      this.#shapes = { regex: new RegExp(source, "g"), services: shapes.map((s) => s.service) };
     }
   }
 
@@ -162,6 +166,8 @@ export class Redactor {
     const text = buffer.toString("latin1", 0, cut);
     regex.lastIndex = 0;
     for (let m = regex.exec(text); m; m = regex.exec(text)) {
+      const end = m.index + m[0].length;
+      if (isWordByte[text.charCodeAt(m.index - 1)] || isWordByte[text.charCodeAt(end)]) continue;
       const group = m.findIndex((g, i) => i > 0 && g !== undefined);
       spans.push({ start: m.index, end: m.index + m[0].length, service: services[group - 1]! });
     }
