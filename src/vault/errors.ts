@@ -17,7 +17,6 @@ export type VaultErrorCode =
   | "UPSTREAM_TIMEOUT"
   | "UPSTREAM_UNREACHABLE"
   | "COMMAND_NOT_ALLOWED"
-  | "COMMAND_TIMEOUT"
   | "NOT_FOUND";
 
 const statusOf: Record<VaultErrorCode, number> = {
@@ -35,7 +34,6 @@ const statusOf: Record<VaultErrorCode, number> = {
   UPSTREAM_TIMEOUT: 504,
   UPSTREAM_UNREACHABLE: 502,
   COMMAND_NOT_ALLOWED: 403,
-  COMMAND_TIMEOUT: 504,
   NOT_FOUND: 404,
 };
 
