@@ -4,5 +4,12 @@ import { authzCapability } from "./authz/capability.ts";
 import type { CapabilityFactory } from "./capability.ts";
 import { catalogCapability } from "./catalog/capability.ts";
 import { platformCapability } from "./platform/tools.ts";
+import { vaultCapability } from "./vault/capability.ts";
 
-export const capabilities: CapabilityFactory[] = [platformCapability, authzCapability, a2aCapability, catalogCapability];
+export const capabilities: CapabilityFactory[] = [
+  platformCapability,
+  authzCapability,
+  a2aCapability,
+  vaultCapability,
+  catalogCapability,
+];

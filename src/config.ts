@@ -86,6 +86,23 @@ export const ConfigSchema = Type.Object(
       public_url: Type.String({ default: "", pattern: "^(https?://.+)?$" }),
       spiffe_id: Type.String({ minLength: 1, default: "spiffe://platform.local/platform", pattern: "^spiffe://" }),
     }),
+    vault: Section({
+      /** Directory of the key files, apart from the database; empty means `<data_dir>/vault-keys`. */
+      key_dir: Type.String({ default: "" }),
+      /** Unseal at start-up from the unseal key file; otherwise the vault starts sealed until `vault unseal`. */
+      auto_unseal: Type.Boolean({ default: true }),
+      setup_enabled: Type.Boolean({ default: true }),
+      setup_port: Type.Integer({ minimum: 0, maximum: 65535, default: 9470 }),
+      setup_session_seconds: Type.Integer({ minimum: 60, maximum: 7 * 86_400, default: 8 * 3600 }),
+      token_ttl_seconds: Type.Integer({ minimum: 10, maximum: 86_400, default: 900 }),
+      token_max_ttl_seconds: Type.Integer({ minimum: 10, maximum: 30 * 86_400, default: 86_400 }),
+      max_request_bytes: Type.Integer({ minimum: 1024, maximum: 1024 ** 3, default: 1024 * 1024 }),
+      exec_timeout_ms: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 60_000 }),
+      /** Where `exec` looks up allowlisted commands. */
+      exec_path: Type.String({ minLength: 1, default: "/usr/local/bin:/usr/bin:/bin" }),
+      /** Let MCP calls without a verified caller use every service: set only for a local stdio server. */
+      trust_local_mcp: Type.Boolean({ default: false }),
+    }),
   },
   { additionalProperties: false },
 );

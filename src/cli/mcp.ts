@@ -1,16 +1,20 @@
-/** `platform mcp <server>`: one MCP server over stdio, for assistants that launch it as a subprocess. */
+/**
+ * `platform mcp <server>`: one MCP server over stdio, for assistants that launch it as a subprocess.
+ * `platform mcp install`: writes the vault server and hooks into the assistant's project config.
+ */
 import { settingHelp, settingOptions, settingsFrom } from "./settings.ts";
 import { UsageError, type Verb } from "./verb.ts";
 
 export const mcpVerb: Verb = {
   name: "mcp",
-  summary: "serve an MCP server over stdio (default: the platform server)",
-  args: "[server]",
+  summary: "serve an MCP server over stdio (default: the platform server), or `install` into a project",
+  args: "[server|install]",
   options: settingOptions,
   help: settingHelp,
   async run(values, [name, ...extra]) {
     if (extra.length) throw new UsageError(`unexpected argument '${extra[0]}'`);
     const { config, log } = settingsFrom(values);
+    if (name === "install") return installVerb(config.data_dir);
     const [{ startRuntime }, { serveStdio }] = await Promise.all([import("../runtime.ts"), import("../mcp/stdio.ts")]);
     const runtime = await startRuntime(config, log);
     const server = name ?? config.mcp.default_server;
@@ -24,3 +28,12 @@ export const mcpVerb: Verb = {
     return 0;
   },
 };
+
+async function installVerb(dataDir: string): Promise<number> {
+  const [{ resolve }, { installAssistantConfig }] = await Promise.all([import("node:path"), import("../vault/install.ts")]);
+  // Compiled: the executable itself; from source: bun with this entry point.
+  const command = Bun.main.startsWith("/$bunfs/") || !Bun.main.endsWith(".ts") ? [process.execPath] : [process.execPath, Bun.main];
+  const result = installAssistantConfig(process.cwd(), command, resolve(dataDir));
+  for (const file of result.files) process.stdout.write(`${file.changed ? "updated" : "unchanged"} ${file.path}\n`);
+  return 0;
+}

@@ -1,0 +1,47 @@
+/** The credential vault joins the runtime: lease actors, the `vault` MCP server, /vault/v1 routes, the setup page. */
+import type { Capability, CapabilityFactory } from "../capability.ts";
+import { vaultHttp } from "./http.ts";
+import { VaultService } from "./service.ts";
+import { startSetupServer, type SetupServer } from "./setup/server.ts";
+import { vaultTools } from "./tools.ts";
+
+/** The capability, with its service for in-process callers (the CLI verbs and hooks open their own). */
+export type VaultCapability = Capability & { vault: VaultService; setupLink(): string | undefined };
+
+export const vaultCapability = (({ config, log, database, actors, mcp, health }) => {
+  const vault = new VaultService(database.db, actors, log, config);
+  vault.store.initialize();
+  mcp
+    .server("vault", {
+      title: "Credential vault",
+      instructions: "Call services through the vault: it injects credentials and redacts them from answers. You never hold a credential.",
+    })
+    .tool(...vaultTools(vault, database.db));
+  health.register("vault", () => {
+    const status = vault.store.status();
+    return { status: status.sealed ? "degraded" : "ok", sealed: status.sealed, masterVersion: status.masterVersion };
+  });
+
+  let setup: SetupServer | undefined;
+  return {
+    name: "vault",
+    vault,
+    setupLink: () => setup?.link,
+    http: vaultHttp(vault),
+    start() {
+      if (!config.vault.setup_enabled) return;
+      try {
+        setup = startSetupServer(vault, log, config.vault.setup_port);
+      } catch (error) {
+        // Another process (a second server, an MCP stdio server) may hold the port: the rest keeps serving.
+        log.warn("vault setup page not started", { port: config.vault.setup_port, error });
+        return;
+      }
+      // `setupLink` is not a secret-looking key, so the redactor lets the operator see it; it works once.
+      log.info("vault setup page", { url: setup.url, setupLink: setup.link });
+    },
+    async stop() {
+      await setup?.stop();
+    },
+  };
+}) satisfies CapabilityFactory as (runtime: Parameters<CapabilityFactory>[0]) => VaultCapability;

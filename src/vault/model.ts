@@ -1,0 +1,132 @@
+/** The vault's shapes, declared once in TypeBox: tool inputs, HTTP bodies and stored service settings. */
+import { type Static, Type } from "@sinclair/typebox";
+
+const Name = Type.String({ pattern: "^[a-z][a-z0-9-]{0,63}$", description: "lowercase letters, digits and dashes" });
+export const Method = Type.Union(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"].map((m) => Type.Literal(m)));
+export type Method = Static<typeof Method>;
+
+export const Injection = Type.Union([
+  Type.Object({ type: Type.Literal("bearer") }),
+  Type.Object({ type: Type.Literal("basic") }),
+  Type.Object({ type: Type.Literal("header"), name: Type.String({ pattern: "^[A-Za-z0-9-]{1,64}$" }), prefix: Type.Optional(Type.String({ maxLength: 32 })) }),
+  Type.Object({ type: Type.Literal("query"), name: Type.String({ pattern: "^[A-Za-z0-9_.-]{1,64}$" }) }),
+  Type.Object({ type: Type.Literal("aws_sigv4"), region: Type.String({ pattern: "^[a-z0-9-]{1,32}$" }), service: Type.String({ pattern: "^[a-z0-9-]{1,32}$" }) }),
+  Type.Object({ type: Type.Literal("connection_string") }),
+  Type.Object({ type: Type.Literal("ssh_key") }),
+]);
+export type Injection = Static<typeof Injection>;
+
+/** Address classes a service may reach besides the public internet; each must be allowed explicitly. */
+export const AddressClass = Type.Union([Type.Literal("loopback"), Type.Literal("private"), Type.Literal("link_local"), Type.Literal("metadata")]);
+export type AddressClass = Static<typeof AddressClass>;
+
+export const Probe = Type.Object({ method: Method, path: Type.String({ pattern: "^/" }) });
+
+/** What is stored for a service (never the credential): a template's defaults with the operator's overrides. */
+export const ServiceSettings = Type.Object({
+  base_url: Type.String({ minLength: 1 }),
+  injection: Injection,
+  allow_methods: Type.Array(Method),
+  allow_paths: Type.Array(Type.String({ pattern: "^/" })),
+  allow_addresses: Type.Array(AddressClass),
+  headers: Type.Record(Type.String(), Type.String()),
+  timeout_ms: Type.Integer({ minimum: 100, maximum: 300_000 }),
+  max_response_bytes: Type.Integer({ minimum: 1024, maximum: 1024 ** 3 }),
+  commands: Type.Array(Type.String({ minLength: 1 })),
+  env: Type.Record(Type.String({ pattern: "^[A-Z_][A-Z0-9_]*$" }), Type.String()),
+  probe: Type.Union([Probe, Type.Null()]),
+});
+export type ServiceSettings = Static<typeof ServiceSettings>;
+
+export const Credential = Type.Record(Type.String({ pattern: "^[a-z_]{1,32}$" }), Type.String({ maxLength: 16_384 }));
+export type Credential = Static<typeof Credential>;
+
+export const AddServiceInput = Type.Object({
+  name: Name,
+  template: Type.String({ minLength: 1, maxLength: 32, description: "a template name, or `custom`" }),
+  credential: Credential,
+  base_url: Type.Optional(Type.String({ maxLength: 2048 })),
+  injection: Type.Optional(Injection),
+  allow_methods: Type.Optional(Type.Array(Method)),
+  allow_paths: Type.Optional(Type.Array(Type.String({ pattern: "^/", maxLength: 256 }), { maxItems: 64 })),
+  allow_addresses: Type.Optional(Type.Array(AddressClass)),
+  commands: Type.Optional(Type.Array(Type.String({ pattern: "^[A-Za-z0-9_.+-]{1,64}$" }), { maxItems: 32 })),
+  env: Type.Optional(Type.Record(Type.String({ pattern: "^[A-Z_][A-Z0-9_]*$" }), Type.String({ pattern: "^[a-z_]{1,32}$" }))),
+  timeout_ms: Type.Optional(Type.Integer({ minimum: 100, maximum: 300_000 })),
+  max_response_bytes: Type.Optional(Type.Integer({ minimum: 1024, maximum: 1024 ** 3 })),
+  probe: Type.Optional(Probe),
+});
+export type AddServiceInput = Static<typeof AddServiceInput>;
+
+export const ApiCallInput = Type.Object({
+  service: Type.String({ minLength: 1, maxLength: 64 }),
+  method: Method,
+  path: Type.String({ minLength: 1, maxLength: 4096, description: "path on the service, starting with /; never a host" }),
+  query: Type.Optional(Type.Record(Type.String({ maxLength: 256 }), Type.String({ maxLength: 4096 }))),
+  headers: Type.Optional(Type.Record(Type.String({ maxLength: 256 }), Type.String({ maxLength: 8192 }))),
+  body: Type.Optional(Type.String({ description: "request body as text (JSON bodies as their text)" })),
+});
+export type ApiCallInput = Static<typeof ApiCallInput>;
+
+export interface ApiCallResult {
+  status: number;
+  headers: Record<string, string>;
+  /** UTF-8 text, or base64 when `bodyEncoding` says so. */
+  body: string;
+  bodyEncoding: "utf8" | "base64";
+}
+
+export const ExecInput = Type.Object({
+  service: Type.String({ minLength: 1, maxLength: 64 }),
+  command: Type.String({ minLength: 1, maxLength: 64, description: "an allowlisted command name, e.g. git" }),
+  args: Type.Array(Type.String({ maxLength: 8192 }), { maxItems: 256, default: [] }),
+});
+export type ExecInput = Static<typeof ExecInput>;
+
+export interface ExecResult {
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+}
+
+export interface ServiceView {
+  name: string;
+  template: string;
+  base_url: string;
+  injection: Injection["type"];
+  status: "unchecked" | "working" | "failing";
+  status_reason: string | null;
+  checked_at: string | null;
+  allow_methods: Method[];
+  allow_paths: string[];
+  allow_addresses: AddressClass[];
+  commands: string[];
+}
+
+export interface CheckResult {
+  service: string;
+  ok: boolean;
+  status?: number;
+  reason: string;
+}
+
+export const LoginInput = Type.Object({
+  role_id: Type.String({ minLength: 1, maxLength: 128 }),
+  secret_id: Type.String({ minLength: 1, maxLength: 256 }),
+});
+export type LoginInput = Static<typeof LoginInput>;
+
+export const RoleInput = Type.Object({
+  name: Name,
+  services: Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { description: "services the role may use; `*` for all" }),
+  token_ttl_seconds: Type.Optional(Type.Integer({ minimum: 10, maximum: 86_400 })),
+  token_max_ttl_seconds: Type.Optional(Type.Integer({ minimum: 10, maximum: 30 * 86_400 })),
+});
+export type RoleInput = Static<typeof RoleInput>;
+
+export const SecretIdInput = Type.Object({
+  uses: Type.Optional(Type.Integer({ minimum: 1, description: "how many logins it allows; unlimited when absent" })),
+  ttl_seconds: Type.Optional(Type.Integer({ minimum: 1 })),
+});
+export type SecretIdInput = Static<typeof SecretIdInput>;

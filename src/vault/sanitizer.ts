@@ -1,0 +1,201 @@
+/**
+ * Removes credential values from what a service answers before an agent sees it. Every configured value in
+ * every encoded form is one Aho-Corasick pattern, so a body is scanned once whatever the number of secrets;
+ * well-known token shapes of the configured services are matched by one combined expression. Each removal is
+ * marked `[REDACTED:<service>]`.
+ *
+ * Streaming: a redactor holds back only the bytes that could still begin a match (the automaton's current
+ * depth, and a trailing run of token characters when shapes are in play), so a value split across chunks is
+ * still found.
+ */
+import { Automaton } from "./automaton.ts";
+import { encodedForms } from "./encodings.ts";
+
+export interface SecretValue {
+  service: string;
+  value: string;
+}
+
+export interface TokenShape {
+  service: string;
+  /** Source of a regular expression over token characters, e.g. `ghp_[A-Za-z0-9]{36}`. */
+  pattern: string;
+}
+
+/** Secrets shorter than this are not redacted: they would match ordinary text. */
+export const minimumSecretLength = 4;
+/** The longest token-character run held back for shape matching; longer runs are cut anyway. */
+const maxShapeHold = 4096;
+const isTokenByte = new Uint8Array(256);
+for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.+/=") isTokenByte[c.charCodeAt(0)] = 1;
+
+const isWordByte = new Uint8Array(256);
+for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") isWordByte[c.charCodeAt(0)] = 1;
+
+const encoder = new TextEncoder();
+
+export class Sanitizer {
+  readonly #automaton: Automaton | undefined;
+  readonly #labels: string[];
+  readonly #shapes: { regex: RegExp; services: string[] } | undefined;
+
+  constructor(secrets: SecretValue[], shapes: TokenShape[] = []) {
+    const patterns = new Map<string, string>();
+    for (const { service, value } of secrets) {
+      if (value.length < minimumSecretLength) continue;
+      for (const form of encodedForms(value)) if (!patterns.has(form)) patterns.set(form, service);
+    }
+    this.#labels = [...patterns.values()];
+    this.#automaton = patterns.size ? new Automaton([...patterns.keys()].map((p) => encoder.encode(p))) : undefined;
+    if (shapes.length) {
+      // One named-less group per shape, so the group that matched says which service it belongs to.
+      const source = shapes.map(({ pattern }) => `(${pattern})`).join("|");
+      // Word boundaries are checked after a match: a look-behind here would stop the engine's fast literal scan.
+      this.#shapes = { regex: new RegExp(source, "g"), services: shapes.map((s) => s.service) };
+    }
+  }
+
+  get empty(): boolean {
+    return !this.#automaton && !this.#shapes;
+  }
+
+  /** A redactor for one stream. */
+  redactor(): Redactor {
+    return new Redactor(this.#automaton, this.#labels, this.#shapes);
+  }
+
+  /** A web stream that redacts what flows through it. */
+  stream(): TransformStream<Uint8Array, Uint8Array> {
+    const redactor = this.redactor();
+    return new TransformStream({
+      transform: (chunk, controller) => {
+        const out = redactor.push(chunk);
+        if (out.length) controller.enqueue(out);
+      },
+      flush: (controller) => {
+        const out = redactor.end();
+        if (out.length) controller.enqueue(out);
+      },
+    });
+  }
+
+  /** Redacts one whole text; `services` names whose values were found. */
+  text(input: string): { text: string; services: string[] } {
+    const redactor = this.redactor();
+    const head = redactor.push(encoder.encode(input));
+    const tail = redactor.end();
+    return { text: Buffer.concat([head, tail]).toString("utf8"), services: [...redactor.found] };
+  }
+}
+
+interface Span {
+  start: number;
+  end: number;
+  service: string;
+}
+
+export class Redactor {
+  #held: Uint8Array = new Uint8Array(0);
+  #state = 0;
+  /** Matches found in the held bytes, positions relative to them. */
+  #spans: Span[] = [];
+  readonly found = new Set<string>();
+
+  constructor(
+    private readonly automaton: Automaton | undefined,
+    private readonly labels: string[],
+    private readonly shapes: { regex: RegExp; services: string[] } | undefined,
+  ) {}
+
+  /** Takes the next chunk; returns what can be released now, already redacted. */
+  push(chunk: Uint8Array): Buffer {
+    const buffer = this.#held.length ? Buffer.concat([this.#held, chunk]) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    const spans = this.#spans;
+    if (this.automaton) this.#scan(buffer, this.#held.length, spans);
+    let cut = buffer.length - (this.automaton ? this.automaton.depth[this.#state]! : 0);
+    if (this.shapes) cut = Math.min(cut, tokenRunStart(buffer, buffer.length));
+    return this.#release(buffer, cut, spans);
+  }
+
+  /** Releases everything still held. */
+  end(): Buffer {
+    const buffer = Buffer.from(this.#held);
+    return this.#release(buffer, buffer.length, this.#spans);
+  }
+
+  #scan(buffer: Uint8Array, from: number, spans: Span[]): void {
+    const { next, match, width, columns, lengths } = this.automaton!;
+    const labels = this.labels;
+    const length = buffer.length;
+    let row = this.#state * width;
+    for (let i = from; i < length; i++) {
+      row = next[row + columns[buffer[i]!]!]!;
+      if (row < 0) {
+        row = -row - 1;
+        const found = match[row / width]!;
+        addSpan(spans, i + 1 - lengths[found]!, i + 1, labels[found]!);
+      }
+    }
+    this.#state = row / width;
+  }
+
+  #release(buffer: Buffer, cut: number, spans: Span[]): Buffer {
+    // Never cut through a match: release up to its start instead, and keep it for the next round.
+    for (let i = spans.length - 1; i >= 0; i--) if (spans[i]!.start < cut && spans[i]!.end > cut) cut = spans[i]!.start;
+    cut = Math.max(0, cut);
+    const released = spans.filter((s) => s.end <= cut);
+    if (this.shapes && cut > 0) this.#shapeSpans(buffer, cut, released);
+    this.#spans = spans.filter((s) => s.end > cut).map((s) => ({ ...s, start: s.start - cut, end: s.end - cut }));
+    this.#held = buffer.subarray(cut).slice();
+    if (!released.length) return buffer.subarray(0, cut);
+    released.sort((a, b) => a.start - b.start);
+    const parts: Uint8Array[] = [];
+    let at = 0;
+    for (const span of merge(released)) {
+      if (span.start < at) continue;
+      parts.push(buffer.subarray(at, span.start), encoder.encode(`[REDACTED:${span.service}]`));
+      this.found.add(span.service);
+      at = span.end;
+    }
+    parts.push(buffer.subarray(at, cut));
+    return Buffer.concat(parts);
+  }
+
+  #shapeSpans(buffer: Buffer, cut: number, spans: Span[]): void {
+    const { regex, services } = this.shapes!;
+    const text = buffer.toString("latin1", 0, cut);
+    regex.lastIndex = 0;
+    for (let m = regex.exec(text); m; m = regex.exec(text)) {
+      const end = m.index + m[0].length;
+      if (isWordByte[text.charCodeAt(m.index - 1)] || isWordByte[text.charCodeAt(end)]) continue;
+      const group = m.findIndex((g, i) => i > 0 && g !== undefined);
+      spans.push({ start: m.index, end: m.index + m[0].length, service: services[group - 1]! });
+    }
+  }
+}
+
+function addSpan(spans: Span[], start: number, end: number, service: string): void {
+  const last = spans[spans.length - 1];
+  // Matches arrive in order of their end; one that overlaps the previous extends it.
+  if (last && start <= last.end) {
+    if (start < last.start) last.start = start;
+    last.end = end;
+  } else spans.push({ start, end, service });
+}
+
+function merge(sorted: Span[]): Span[] {
+  const out: Span[] = [];
+  for (const span of sorted) {
+    const last = out[out.length - 1];
+    if (last && span.start <= last.end) last.end = Math.max(last.end, span.end);
+    else out.push({ ...span });
+  }
+  return out;
+}
+
+/** Where the run of token characters that ends the buffer begins (bounded, so plain base64 still flows). */
+function tokenRunStart(buffer: Uint8Array, end: number): number {
+  let i = end;
+  while (i > 0 && end - i < maxShapeHold && isTokenByte[buffer[i - 1]!]) i--;
+  return end - i >= maxShapeHold ? end : i;
+}

@@ -1,0 +1,253 @@
+/**
+ * The vault's logic, free of any wire format: services and their credentials, api_call, exec, check, the
+ * sanitizer over every configured value, and access for callers. HTTP routes, MCP tools, the setup page and
+ * the hooks all go through here.
+ */
+import { join } from "node:path";
+import { Value } from "@sinclair/typebox/value";
+import type { ActorSystem } from "../../actors/system.ts";
+import type { Config } from "../config.ts";
+import type { Db } from "../db/client.ts";
+import type { Logger } from "../log.ts";
+import { AppRoles, type Caller } from "./approle.ts";
+import { createAudit, type Audit } from "./audit.ts";
+import { VaultError } from "./errors.ts";
+import { runCommand } from "./exec.ts";
+import { secretValues } from "./inject.ts";
+import { Keyring } from "./keys.ts";
+import { Leases } from "./leases.ts";
+import {
+  ServiceSettings,
+  type AddServiceInput,
+  type ApiCallInput,
+  type ApiCallResult,
+  type CheckResult,
+  type ExecInput,
+  type ExecResult,
+  type ServiceView,
+} from "./model.ts";
+import { proxyCall } from "./proxy.ts";
+import * as repo from "./repo.ts";
+import { Sanitizer, type TokenShape } from "./sanitizer.ts";
+import { SecretStore } from "./store.ts";
+import { fieldsFor, findTemplate, type Template } from "./templates.ts";
+import type { VaultServiceRow } from "../db/schema.ts";
+
+export type VaultConfig = Config["vault"];
+
+export const keyDirOf = (config: Config) => config.vault.key_dir || join(config.data_dir, "vault-keys");
+
+export interface Resolved {
+  row: VaultServiceRow;
+  template: Template;
+  settings: ServiceSettings;
+}
+
+export class VaultService {
+  readonly store: SecretStore;
+  readonly leases: Leases;
+  readonly roles: AppRoles;
+  readonly audit: Audit;
+  readonly config: VaultConfig;
+  #sanitizer?: { sanitizer: Sanitizer; fingerprint: string };
+
+  constructor(
+    private readonly db: Db,
+    actors: ActorSystem,
+    private readonly log: Logger,
+    config: Config,
+  ) {
+    this.config = config.vault;
+    this.store = new SecretStore(db, new Keyring(keyDirOf(config)), { autoUnseal: config.vault.auto_unseal });
+    this.leases = new Leases(actors, db, (lease) => lease.context?.purpose === "token" && this.leases.usedSinceRenewal(lease.id) && this.roles.mayRenew(lease));
+    this.roles = new AppRoles(db, this.leases, {
+      tokenTtlSeconds: config.vault.token_ttl_seconds,
+      tokenMaxTtlSeconds: config.vault.token_max_ttl_seconds,
+    });
+    this.audit = createAudit(db, log.child({ component: "vault" }));
+  }
+
+  // --- services ---
+
+  addService(input: AddServiceInput, caller: Caller): Promise<ServiceView> {
+    return this.audit({ caller: caller.name, operation: "add_service", service: input.name }, async () => {
+      this.store.assertUnsealed();
+      const template = findTemplate(input.template);
+      if (!template) throw new VaultError("UNKNOWN_TEMPLATE", `No template named ${input.template}`);
+      if (repo.findService(this.db, input.name)) throw new VaultError("SERVICE_EXISTS", `A service named ${input.name} already exists`);
+      if (template.kind === "custom" && (!input.base_url || !input.injection))
+        throw VaultError.invalid("a custom service needs base_url and injection");
+      const settings = settingsFor(template, input);
+      const fields = template.kind === "custom" ? fieldsFor(settings.injection) : template.fields;
+      for (const field of fields)
+        if (!field.optional && !input.credential[field.name]) throw VaultError.invalid(`the credential needs ${field.name} (${field.label})`);
+      const unknown = Object.keys(input.credential).find((name) => !fields.some((f) => f.name === name));
+      if (unknown) throw VaultError.invalid(`the credential has no field ${unknown} for this template`);
+      const now = new Date();
+      this.db.transaction((tx) => {
+        repo.insertService(tx, { name: input.name, template: template.name, settings, status: "unchecked", statusReason: null, checkedAt: null, createdAt: now, updatedAt: now });
+        this.store.put(tx, secretId(input.name), input.credential);
+      });
+      return view(repo.findService(this.db, input.name)!);
+    });
+  }
+
+  removeService(name: string, caller: Caller): Promise<void> {
+    return this.audit({ caller: caller.name, operation: "remove_service", service: name }, async () => {
+      this.store.assertUnsealed();
+      if (!repo.findService(this.db, name)) throw unknownService(name);
+      this.db.transaction((tx) => {
+        repo.deleteService(tx, name);
+        this.store.remove(tx, secretId(name));
+      });
+    });
+  }
+
+  services(caller: Caller): Promise<ServiceView[]> {
+    return this.audit({ caller: caller.name, operation: "services" }, async () => {
+      this.store.assertUnsealed();
+      return repo.listServices(this.db).filter((row) => mayUse(caller, row.name)).map(view);
+    });
+  }
+
+  // --- calls ---
+
+  apiCall(input: ApiCallInput, caller: Caller, signal?: AbortSignal): Promise<ApiCallResult> {
+    const entry = { caller: caller.name, operation: "api_call", service: input.service, method: input.method, path: input.path };
+    return this.audit(
+      entry,
+      async () => {
+        const { resolved, credential } = this.#use(input.service, caller);
+        return proxyCall(input, { settings: resolved.settings, credential, sanitizer: this.sanitizer(), maxRequestBytes: this.config.max_request_bytes, signal });
+      },
+      (result) => result.status,
+    );
+  }
+
+  check(service: string, caller: Caller): Promise<CheckResult> {
+    return this.audit({ caller: caller.name, operation: "check", service }, async () => {
+      const { resolved, credential } = this.#use(service, caller);
+      const probe = resolved.settings.probe;
+      if (!probe) return { service, ok: false, reason: "this service has no HTTP probe; verify it with exec" };
+      let result: CheckResult;
+      try {
+        const answer = await proxyCall(
+          { service, method: probe.method, path: probe.path },
+          { settings: { ...resolved.settings, allow_methods: [probe.method], allow_paths: [probe.path.split("?")[0]!] }, credential, sanitizer: this.sanitizer(), maxRequestBytes: 0 },
+        );
+        const ok = answer.status >= 200 && answer.status < 300;
+        result = { service, ok, status: answer.status, reason: ok ? "working" : `the service answered ${answer.status}` };
+      } catch (error) {
+        if (!(error instanceof VaultError) || error.code === "SEALED") throw error;
+        result = { service, ok: false, reason: error.message };
+      }
+      repo.setServiceStatus(this.db, service, result.ok ? "working" : "failing", result.ok ? null : result.reason);
+      return result;
+    }, (r) => r.status);
+  }
+
+  exec(input: ExecInput, caller: Caller): Promise<ExecResult> {
+    return this.audit(
+      { caller: caller.name, operation: "exec", service: input.service, method: "EXEC", path: input.command },
+      async () => {
+        const { resolved, credential } = this.#use(input.service, caller);
+        // The credential handed to the child is a lease: it ends when the command does, or the command ends with it.
+        const lease = this.leases.issue({ purpose: "exec", holder: input.service, ttlMs: this.config.exec_timeout_ms, maxExpiresAt: Date.now() + this.config.exec_timeout_ms, autoRenew: false });
+        let stop: () => void = () => {};
+        const unsubscribe = this.leases.onChange(lease.id, ({ state }) => {
+          if (state === "expired" || state === "revoked") stop();
+        });
+        try {
+          return await runCommand(input.command, input.args, {
+            settings: resolved.settings,
+            credential,
+            sanitizer: this.sanitizer(),
+            path: this.config.exec_path,
+            onStart: (kill) => {
+              stop = kill;
+              this.leases.activate(lease.id);
+            },
+          });
+        } finally {
+          unsubscribe();
+          if (this.leases.view(lease.id)?.state !== "expired") this.leases.revoke(lease.id);
+        }
+      },
+      (result) => result.exitCode ?? undefined,
+    );
+  }
+
+  /**
+   * A sanitizer over every configured service's values and token shapes; rebuilt when the stored secrets change,
+   * in this process or another one on the same data dir.
+   */
+  sanitizer(): Sanitizer {
+    this.store.assertUnsealed();
+    const fingerprint = repo.secretsFingerprint(this.db);
+    if (this.#sanitizer?.fingerprint === fingerprint) return this.#sanitizer.sanitizer;
+    const values: { service: string; value: string }[] = [];
+    const shapes: TokenShape[] = [];
+    for (const row of repo.listServices(this.db)) {
+      const template = findTemplate(row.template)!;
+      const settings = row.settings as ServiceSettings;
+      const credential = this.store.get(secretId(row.name)) ?? {};
+      const fields = template.kind === "custom" ? fieldsFor(settings.injection) : template.fields;
+      for (const value of secretValues(fields, credential)) values.push({ service: row.name, value });
+      for (const pattern of template.tokenShapes) shapes.push({ service: row.name, pattern });
+    }
+    const sanitizer = new Sanitizer(values, shapes);
+    this.#sanitizer = { sanitizer, fingerprint };
+    return sanitizer;
+  }
+
+  #use(name: string, caller: Caller) {
+    this.store.assertUnsealed();
+    const row = repo.findService(this.db, name);
+    if (!row) throw unknownService(name);
+    if (!mayUse(caller, name)) throw new VaultError("PERMISSION_DENIED", `${caller.name} may not use ${name}`);
+    const credential = this.store.get(secretId(name));
+    if (!credential) throw new VaultError("NOT_FOUND", `${name} has no stored credential`);
+    return { resolved: { row, template: findTemplate(row.template)!, settings: row.settings as ServiceSettings }, credential };
+  }
+}
+
+const secretId = (service: string) => `service:${service}`;
+const mayUse = (caller: Caller, service: string) => caller.services.includes("*") || caller.services.includes(service);
+const unknownService = (name: string) => new VaultError("UNKNOWN_SERVICE", `No service named ${name.slice(0, 64)}; see the services tool`);
+
+function settingsFor(template: Template, input: AddServiceInput): ServiceSettings {
+  const overrides = Object.fromEntries(
+    (["base_url", "injection", "allow_methods", "allow_paths", "allow_addresses", "commands", "env", "timeout_ms", "max_response_bytes", "probe"] as const)
+      .filter((key) => input[key] !== undefined)
+      .map((key) => [key, input[key]]),
+  );
+  const settings = { ...template.settings, ...overrides } as ServiceSettings;
+  let url: URL;
+  try {
+    url = new URL(settings.base_url);
+  } catch {
+    throw VaultError.invalid("base_url is not a URL");
+  }
+  const http = !["connection_string", "ssh_key"].includes(settings.injection.type);
+  if (http && url.protocol !== "https:" && url.protocol !== "http:") throw VaultError.invalid("base_url must be http or https");
+  if (url.username || url.password || url.hash) throw VaultError.invalid("base_url may not carry credentials or a fragment");
+  if (!Value.Check(ServiceSettings, settings)) throw VaultError.invalid(`invalid service settings at ${Value.Errors(ServiceSettings, settings).First()?.path}`);
+  return settings;
+}
+
+export function view(row: VaultServiceRow): ServiceView {
+  const settings = row.settings as ServiceSettings;
+  return {
+    name: row.name,
+    template: row.template,
+    base_url: settings.base_url,
+    injection: settings.injection.type,
+    status: row.status,
+    status_reason: row.statusReason,
+    checked_at: row.checkedAt?.toISOString() ?? null,
+    allow_methods: settings.allow_methods,
+    allow_paths: settings.allow_paths,
+    allow_addresses: settings.allow_addresses,
+    commands: settings.commands,
+  };
+}

@@ -1,0 +1,129 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { keyDirOf } from "../../src/vault/service.ts";
+import { githubToken, githubUpstream, startVault, type Harness } from "./harness.ts";
+
+let h: Harness;
+const github = githubUpstream();
+const setupCaller = { name: "setup", services: ["*"] };
+let client: Client;
+
+beforeAll(async () => {
+  h = await startVault({ PLATFORM_VAULT__TRUST_LOCAL_MCP: "true", PLATFORM_VAULT__TOKEN_TTL_SECONDS: "30" });
+  await h.capability.vault.addService(
+    { name: "gh", template: "github", credential: { token: githubToken }, base_url: `http://127.0.0.1:${github.port}`, allow_addresses: ["loopback"] },
+    setupCaller,
+  );
+  client = new Client({ name: "test", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${h.base}/mcp/vault`)));
+});
+afterAll(async () => {
+  await client.close();
+  await h.close();
+  github.stop(true);
+});
+
+const post = (path: string, body: unknown, token?: string) =>
+  fetch(`${h.base}/vault/v1${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...(token ? { "x-vault-token": token } : {}) },
+    body: JSON.stringify(body),
+  });
+
+test("the MCP server lists the four tools and api_call answers sanitized", async () => {
+  const { tools } = await client.listTools();
+  expect(tools.map((t) => t.name).sort()).toEqual(["api_call", "check", "exec", "services"]);
+  const result = await client.callTool({ name: "api_call", arguments: { service: "gh", method: "GET", path: "/echo" } });
+  expect(result.isError).toBeFalsy();
+  const text = (result.content as { text: string }[])[0]!.text;
+  expect(text).toContain("[REDACTED:gh]");
+  expect(text).not.toContain(githubToken);
+  const bad = await client.callTool({ name: "api_call", arguments: { service: "gh", method: "GET", path: "/../etc" } });
+  expect(bad.isError).toBe(true);
+  expect((bad.content as { text: string }[])[0]!.text).toStartWith("[INVALID_REQUEST]");
+});
+
+test("AppRole: both ids log in; the token works over HTTP; revoked or wrong secret_ids are refused", async () => {
+  const roles = h.capability.vault.roles;
+  const { role_id } = roles.createRole({ name: "ci", services: ["gh"] });
+  const once = roles.createSecretId("ci", { uses: 1 });
+  expect((await post("/auth/approle/login", { role_id, secret_id: "psi_wrong" })).status).toBe(401);
+  const login = await post("/auth/approle/login", { role_id, secret_id: once.secret_id });
+  expect(login.status).toBe(200);
+  const { token, lease_id } = (await login.json()) as { token: string; lease_id: string };
+  expect((await post("/auth/approle/login", { role_id, secret_id: once.secret_id })).status).toBe(401); // used up
+
+  const call = await post("/api_call", { service: "gh", method: "GET", path: "/user" }, token);
+  expect(call.status).toBe(200);
+  expect(((await call.json()) as { status: number }).status).toBe(200);
+  expect(h.capability.vault.leases.view(lease_id)?.state).toBe("active");
+  expect((await post("/api_call", { service: "gh", method: "GET", path: "/user" })).status).toBe(401);
+
+  roles.revokeSecretId(once.accessor);
+  expect(h.capability.vault.leases.view(lease_id)?.state).toBe("revoked");
+  const refused = await post("/api_call", { service: "gh", method: "GET", path: "/user" }, token);
+  expect(refused.status).toBe(401);
+  expect(await refused.json()).toMatchObject({ error: { code: "UNAUTHENTICATED" } });
+});
+
+test("a token in use is renewed at its renewal point and expires at its deadline when not", async () => {
+  const { vault } = h.capability;
+  const { role_id } = vault.roles.createRole({ name: "short", services: ["gh"], token_ttl_seconds: 10 });
+  const { secret_id } = vault.roles.createSecretId("short");
+  const issued = vault.roles.login({ role_id, secret_id });
+  const lease = vault.leases.view(issued.lease_id)!;
+  // Used, then at its renewal point (the persisted deadline fires) it is renewed, not expired.
+  vault.roles.authenticate(issued.token);
+  const renewed = Promise.withResolvers<string>();
+  const off = vault.leases.onChange(lease.id, (l) => l.state === "active" && l.context!.renewals > 0 && renewed.resolve(l.state));
+  h.runtime.actors.send(vault.leases.kind, lease.id, { type: "DEADLINE" });
+  expect(await renewed.promise).toBe("active");
+  off();
+  // Unused since: the next deadline takes it through renewing (refused) to expired.
+  h.runtime.actors.send(vault.leases.kind, lease.id, { type: "DEADLINE" });
+  await Promise.resolve();
+  expect(vault.leases.view(lease.id)?.state).toBe("renewing");
+  h.runtime.actors.send(vault.leases.kind, lease.id, { type: "DEADLINE" });
+  expect(vault.leases.view(lease.id)?.state).toBe("expired");
+  expect(() => vault.roles.authenticate(issued.token)).toThrow("valid vault token");
+});
+
+test("a sealed vault answers every request with the sealed error and changes nothing", async () => {
+  const { vault } = h.capability;
+  vault.store.seal();
+  const call = await client.callTool({ name: "api_call", arguments: { service: "gh", method: "GET", path: "/user" } });
+  expect((call.content as { text: string }[])[0]!.text).toStartWith("[SEALED]");
+  const listed = await client.callTool({ name: "services", arguments: {} });
+  expect((listed.content as { text: string }[])[0]!.text).toStartWith("[SEALED]");
+  const login = await post("/auth/approle/login", { role_id: "x", secret_id: "y" });
+  expect(login.status).toBe(503);
+  expect(await login.json()).toMatchObject({ error: { code: "SEALED" } });
+  await expect(vault.addService({ name: "other", template: "github", credential: { token: "z".repeat(40) } }, setupCaller)).rejects.toThrow("sealed");
+  vault.store.unseal();
+  expect((await vault.services(setupCaller)).map((s) => s.name)).toEqual(["gh"]);
+});
+
+test("key rotation re-wraps data keys while the vault keeps serving", async () => {
+  const { vault } = h.capability;
+  const before = vault.store.status().masterVersion!;
+  expect(vault.store.rotate()).toEqual({ masterVersion: before + 1, dataKeys: 1 });
+  expect((await vault.apiCall({ service: "gh", method: "GET", path: "/user" }, setupCaller)).status).toBe(200);
+  const master = JSON.parse(readFileSync(join(keyDirOf(h.runtime.config), "master.key"), "utf8"));
+  expect(Object.keys(master.versions)).toEqual([String(before + 1)]);
+  expect(statSync(join(keyDirOf(h.runtime.config), "master.key")).mode & 0o777).toBe(0o600);
+});
+
+test("the database file and its WAL hold no secret value; the audit trail records each call without one", async () => {
+  const rows = h.runtime.database.sqlite.query("SELECT caller, operation, service, method, path, status, outcome FROM vault_audit").all();
+  expect(rows).toContainEqual({ caller: "local", operation: "api_call", service: "gh", method: "GET", path: "/echo", status: 200, outcome: "ok" });
+  expect(rows).toContainEqual(expect.objectContaining({ caller: "unauthenticated", operation: "authenticate", status: 401, outcome: "UNAUTHENTICATED" }));
+  expect(rows).toContainEqual(expect.objectContaining({ caller: "approle", operation: "login", outcome: "ok" }));
+  const needles = [githubToken, Buffer.from(githubToken).toString("base64"), Buffer.from(githubToken).toString("hex")];
+  for (const file of readdirSync(h.dir.path).filter((f) => f.startsWith("platform.db"))) {
+    const bytes = readFileSync(join(h.dir.path, file)).toString("latin1");
+    for (const needle of needles) expect(bytes.includes(needle)).toBe(false);
+  }
+});
