@@ -6,6 +6,7 @@ import type { Elysia } from "elysia";
 import type { ActorSystem } from "../actors/system.ts";
 import type { Config } from "./config.ts";
 import type { DatabaseHandle } from "./db/client.ts";
+import type { ErrorSurface } from "./errors.ts";
 import type { Health } from "./health.ts";
 import type { Logger } from "./log.ts";
 import type { McpRegistry } from "./mcp/registry.ts";
@@ -23,6 +24,8 @@ export interface Capability {
   name: string;
   /** Routes on the main listener. */
   http?: Elysia<any, any, any, any, any, any, any>;
+  /** Renders failures on this capability's paths (not found, malformed JSON, validation, ...) its own way. */
+  errors?: ErrorSurface;
   /** Runs after every capability is registered and actors are restored (e.g. extra listeners). */
   start?(): void | Promise<void>;
   /** Runs at shutdown, before actors stop and the database closes. */

@@ -97,3 +97,31 @@ test("an internal fault is a 500 with the request id, logged without reaching th
   const line = logged.map((l) => JSON.parse(l)).find((l) => l.requestId === "fault-1");
   expect(line).toMatchObject({ level: "error", message: "internal error", error: { message: "secret internals that must not leak" } });
 });
+
+test("failures on a capability's paths come in its own wire format; its errors answer for themselves", async () => {
+  const missing = await fetch(`${base}/fixture/nothing`);
+  expect(missing.status).toBe(404);
+  expect(await missing.json()).toEqual({ problem: "NOT_FOUND", detail: "No route for GET /fixture/nothing" });
+
+  const malformed = await postJson("/fixture/echo", "{nope");
+  expect(malformed.status).toBe(400);
+  expect(await malformed.json()).toEqual({ problem: "MALFORMED_JSON", detail: "The request body is not valid JSON" });
+
+  const invalid = await postJson("/fixture/echo", JSON.stringify({ word: 5 }));
+  expect(invalid.status).toBe(400);
+  expect(await invalid.json()).toMatchObject({ problem: "VALIDATION" });
+
+  const tooLarge = await postJson("/fixture/echo", JSON.stringify({ word: "z".repeat(5000) }));
+  expect(tooLarge.status).toBe(413);
+  expect(await tooLarge.json()).toMatchObject({ problem: "PAYLOAD_TOO_LARGE" });
+
+  const taken = await fetch(`${base}/fixture/taken`);
+  expect(taken.status).toBe(409);
+  expect(await taken.json()).toEqual({ problem: "TAKEN", detail: "the name is taken" });
+  expect(taken.headers.get("x-fixture-quota")).toBe("7"); // headers the route set before failing survive
+
+  const boom = await fetch(`${base}/fixture/boom`, { headers: { "x-request-id": "fault-2" } });
+  expect(boom.status).toBe(500);
+  expect(await boom.json()).toEqual({ problem: "INTERNAL", detail: "Internal error; quote request id fault-2 when reporting it" });
+  expect(logged.some((l) => l.includes('"requestId":"fault-2"') && l.includes("more secret internals"))).toBe(true);
+});
