@@ -1,12 +1,11 @@
 /**
  * The vault over HTTP, under /vault/v1: AppRole login and token renewal/revocation, then the same operations
- * as the MCP tools, each needing a token (`X-Vault-Token` or `Authorization: Bearer`). Vault errors answer
- * `{ error: { code, message } }` with the status the error carries; malformed bodies get the runtime's
- * VALIDATION_ERROR.
+ * as the MCP tools, each needing a token (`X-Vault-Token` or `Authorization: Bearer`). A VaultError answers
+ * for itself (`toResponse()`: `{ error: { code, message } }` with its status); malformed bodies get the
+ * runtime's VALIDATION_ERROR.
  */
 import { Elysia, t } from "elysia";
 import type { Caller } from "./approle.ts";
-import { VaultError } from "./errors.ts";
 import { ApiCallInput, ExecInput, LoginInput } from "./model.ts";
 import type { VaultService } from "./service.ts";
 
@@ -14,20 +13,10 @@ type Headers = Record<string, string | undefined>;
 const tokenOf = (headers: Headers) => headers["x-vault-token"] ?? headers.authorization?.replace(/^Bearer\s+/i, "") ?? "";
 
 export function vaultHttp(vault: VaultService) {
-  // Vault errors are answered here: the app-wide handler would otherwise see them first and call them internal.
-  const answer = async (run: () => unknown) => {
-    try {
-      return await run();
-    } catch (error) {
-      if (error instanceof VaultError) return error.toResponse();
-      throw error;
-    }
+  const authed = (headers: Headers, run: (caller: Caller) => unknown) => {
+    vault.store.assertUnsealed();
+    return run(authenticate(headers));
   };
-  const authed = (headers: Headers, run: (caller: Caller) => unknown) =>
-    answer(() => {
-      vault.store.assertUnsealed();
-      return run(authenticate(headers));
-    });
   const authenticate = (headers: Headers): Caller => {
     try {
       return vault.roles.authenticate(tokenOf(headers));
@@ -36,11 +25,10 @@ export function vaultHttp(vault: VaultService) {
       throw error;
     }
   };
-  const unsealed = (run: () => unknown) =>
-    answer(() => {
-      vault.store.assertUnsealed();
-      return run();
-    });
+  const unsealed = (run: () => unknown) => {
+    vault.store.assertUnsealed();
+    return run();
+  };
 
   return new Elysia({ name: "vault.http", prefix: "/vault/v1" })
     .get("/status", () => vault.store.status())
