@@ -12,6 +12,8 @@ const result = await Bun.build({
   entrypoints: [join(root, "src/main.ts")],
   compile: { outfile },
   minify: true,
+  bytecode: true,
+  format: "esm",
 });
 if (!result.success) {
   for (const log of result.logs) console.error(log);
