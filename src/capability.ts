@@ -26,7 +26,10 @@ export interface Capability {
   http?: Elysia<any, any, any, any, any, any, any>;
   /** Renders failures on this capability's paths (not found, malformed JSON, validation, ...) its own way. */
   errors?: ErrorSurface;
-  /** Runs after every capability is registered and actors are restored (e.g. extra listeners). */
+  /**
+   * Runs after every capability is registered and actors are restored (e.g. extra listeners), in the process
+   * that owns the data dir (`serve`), not in an MCP stdio guest.
+   */
   start?(): void | Promise<void>;
   /** Runs at shutdown, before actors stop and the database closes. */
   stop?(): void | Promise<void>;

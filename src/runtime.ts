@@ -19,10 +19,20 @@ export interface RunningRuntime extends Runtime {
   close(): Promise<void>;
 }
 
+export interface RuntimeOptions {
+  /**
+   * `serve` owns the data dir: it restores and sweeps actors and starts capabilities' extra listeners.
+   * A `guest` (an MCP stdio server beside it) only hosts tools: the actors it spawns are stored as usual and
+   * the owner restores them, so no actor ever has two live copies.
+   */
+  role?: "owner" | "guest";
+}
+
 export async function startRuntime(
   config: Config,
   log: Logger,
   factories: CapabilityFactory[] = defaultCapabilities,
+  { role = "owner" }: RuntimeOptions = {},
 ): Promise<RunningRuntime> {
   const database = openDatabase(join(config.data_dir, "platform.db"));
   const actors = new ActorSystem({ db: database.db, log, retentionMs: config.actors.retention_seconds * 1000 });
@@ -37,9 +47,11 @@ export async function startRuntime(
 
   const capabilities: Capability[] = [];
   for (const factory of factories) capabilities.push(await factory(runtime));
-  actors.restore();
-  actors.startSweeping(Math.min(60_000, Math.max(1000, config.actors.retention_seconds * 100)));
-  for (const capability of capabilities) await capability.start?.();
+  if (role === "owner") {
+    actors.restore();
+    actors.startSweeping(Math.min(60_000, Math.max(1000, config.actors.retention_seconds * 100)));
+    for (const capability of capabilities) await capability.start?.();
+  }
 
   return {
     ...runtime,

@@ -113,3 +113,32 @@ test("mcp with an unknown server name exits 2 naming the servers there are", asy
   expect(code).toBe(2);
   expect(stderr).toContain("no MCP server named 'nothing'; have: platform");
 });
+
+test("an MCP stdio server beside a running server is a guest: it restores no actors and opens no side listeners", async () => {
+  const data = join(dir.path, "shared");
+  const server = await serve(data, { env: { PLATFORM_VAULT__SETUP_PORT: "0" } });
+  try {
+    const owner = (await (await fetch(`${server.url}/health`)).json()) as { subsystems: { actors: { live: number } } };
+    expect(owner.subsystems.actors.live).toBeGreaterThan(0); // the setup page's one-time link is a lease actor
+    const transport = new StdioClientTransport({
+      command: sourceCommand[0]!,
+      args: [...sourceCommand.slice(1), "mcp", "platform", "--data-dir", data],
+      env: { ...(process.env as Record<string, string>), PLATFORM_VAULT__SETUP_PORT: "0" },
+      stderr: "pipe",
+    });
+    const guestLog: string[] = [];
+    transport.stderr?.on("data", (chunk: Buffer) => guestLog.push(chunk.toString()));
+    const client = new Client({ name: "test", version: "1.0.0" });
+    await client.connect(transport);
+    try {
+      const health = await client.callTool({ name: "health", arguments: {} });
+      expect(health.structuredContent).toMatchObject({ subsystems: { actors: { live: 0 } } });
+    } finally {
+      await client.close();
+    }
+    expect(guestLog.join("")).not.toContain("setup page");
+    expect((await fetch(`${server.url}/health`)).status).toBe(200);
+  } finally {
+    expect(await server.stop()).toBe(0);
+  }
+});

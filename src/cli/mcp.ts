@@ -16,7 +16,7 @@ export const mcpVerb: Verb = {
     const { config, log } = settingsFrom(values);
     if (name === "install") return installVerb(config.data_dir);
     const [{ startRuntime }, { serveStdio }] = await Promise.all([import("../runtime.ts"), import("../mcp/stdio.ts")]);
-    const runtime = await startRuntime(config, log);
+    const runtime = await startRuntime(config, log, undefined, { role: "guest" });
     const server = name ?? config.mcp.default_server;
     const spec = runtime.mcp.get(server);
     if (!spec) {
