@@ -54,8 +54,9 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-const as = (peer: string | undefined) => (peer ? { "x-test-peer": peer } : {});
-const post = async (body: unknown, peer?: string) =>
+const as = (peer: string | undefined): Record<string, string> => (peer ? { "x-test-peer": peer } : {});
+// Answers are JSON-RPC envelopes whose shape each test asserts.
+const post = async (body: unknown, peer?: string): Promise<any> =>
   (await fetch(`${url}/rpc`, { method: "POST", body: JSON.stringify(body), headers: { "content-type": "application/json", ...as(peer) } })).json();
 
 describe("inbound", () => {

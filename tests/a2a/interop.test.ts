@@ -108,7 +108,7 @@ describe("v1.0", () => {
 
 describe("v0.3 through the SDK's compat transport", () => {
   const legacyClient = async () => {
-    const card = await fetch(`${url}/.well-known/agent-card.json`).then((r) => r.json());
+    const card = (await fetch(`${url}/.well-known/agent-card.json`).then((r) => r.json())) as any;
     card.supportedInterfaces = card.supportedInterfaces.filter((i: { protocolVersion: string }) => i.protocolVersion === "0.3");
     const factory = new ClientFactory(
       ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory({ legacyCompat: { enabled: true } })] }),

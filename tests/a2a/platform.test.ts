@@ -31,12 +31,12 @@ afterAll(async () => {
 });
 
 test("the card lists every hosted tool as a capability, with its input schema", async () => {
-  const card = await fetch(`${base}/.well-known/agent.json`).then((r) => r.json());
+  const card = await fetch(`${base}/.well-known/agent.json`).then((r) => r.json() as Promise<any>);
   expect(card).toMatchObject({ name: "Platform", url: base, extensions: { spiffeId: "spiffe://test.local/platform" } });
   const names = card.capabilities.map((c: { name: string }) => c.name);
   expect(names).toEqual(expect.arrayContaining(["health", "add", "explode", "count_down"]));
   expect(card.capabilities.find((c: { name: string }) => c.name === "add").parameters).toMatchObject({ properties: { a: { type: "integer" } } });
-  const v1 = await fetch(`${base}/.well-known/agent-card.json`).then((r) => r.json());
+  const v1 = await fetch(`${base}/.well-known/agent-card.json`).then((r) => r.json() as Promise<any>);
   expect(v1.skills.map((s: { id: string }) => s.id)).toEqual(names);
 });
 
@@ -64,7 +64,7 @@ test("cancelling a tool task aborts the tool's signal", async () => {
 });
 
 test("the task table and the combined /health agree", async () => {
-  const health = await fetch(`${base}/health`).then((r) => r.json());
+  const health = await fetch(`${base}/health`).then((r) => r.json() as Promise<any>);
   expect(health.subsystems.a2a).toMatchObject({ status: "ok", taskTypes: expect.arrayContaining(["add", "health"]) });
   expect(health.subsystems.actors.byKind["a2a.task"]).toBeGreaterThan(0);
 });
