@@ -60,8 +60,7 @@ export function buildMethods(deps: MethodDeps): Map<string, Method> {
     const task = manager.createTask(input);
     const ran = handlers.run(manager, task, call.callerId);
     if (!blocking || call.notification) return manager.getTask(task.id)!;
-    await ran;
-    return manager.getTask(task.id)!;
+    return (await ran) ?? manager.getTask(task.id)!;
   }
 
   // --- native ---
