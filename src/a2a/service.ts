@@ -282,11 +282,17 @@ function stampMessage(message: MessageInput | TaskMessage, at: number): TaskMess
   return { id: id ?? randomUUID(), role, parts, createdAt, ...(metadata ? { metadata } : {}) };
 }
 
-const updateOf = (snapshot: TaskSnapshot): TaskUpdate => ({
-  revision: snapshot.context.revision,
-  task: taskOf(snapshot),
-  final: snapshot.status !== "active",
-});
+/** The Task is built on first read: most changes are never watched. */
+function updateOf(snapshot: TaskSnapshot): TaskUpdate {
+  let task: Task | undefined;
+  return {
+    revision: snapshot.context.revision,
+    final: snapshot.status !== "active",
+    get task() {
+      return (task ??= taskOf(snapshot));
+    },
+  };
+}
 
 /** A Task of its own: a handler that changes it changes nothing stored until it is handed back. */
 function taskOf({ context, value }: TaskSnapshot): Task {
