@@ -196,19 +196,23 @@ async function main(seconds: number) {
   if (!process.env.BUN_CONFIG_MAX_HTTP_REQUESTS) {
     const env = { ...process.env, BUN_CONFIG_MAX_HTTP_REQUESTS: "2048" };
     const again = Bun.spawn([process.execPath, import.meta.path, String(seconds)], { env, stdio: ["inherit", "inherit", "inherit"] });
+    process.once("SIGTERM", () => again.kill("SIGTERM"));
     process.exit(await again.exited);
   }
   const clients = 64;
   const row = (name: string, ours: string, theirs: string, ratio: string) => console.log(`| ${name.padEnd(30)} | ${ours.padStart(12)} | ${theirs.padStart(12)} | ${ratio.padStart(8)} |`);
   const measure = async (which: "serve-platform" | "serve-reference") => {
     const server = await spawnServer(which);
-    const send = which === "serve-platform" ? await platformSend(server.url) : await referenceSend(server.url);
-    await load(clients, 1, send); // warm-up
-    const result = await load(clients, seconds, send);
-    const fan = which === "serve-platform" ? await fanOut(server.url, 1000, 20) : undefined;
-    server.proc.kill("SIGTERM");
-    await server.proc.exited;
-    return { result, fan };
+    try {
+      const send = which === "serve-platform" ? await platformSend(server.url) : await referenceSend(server.url);
+      await load(clients, 1, send); // warm-up
+      const result = await load(clients, seconds, send);
+      const fan = which === "serve-platform" ? await fanOut(server.url, 1000, 20) : undefined;
+      return { result, fan };
+    } finally {
+      server.proc.kill("SIGTERM");
+      await server.proc.exited;
+    }
   };
   console.error(`measuring ${clients} clients for ${seconds}s against each server...`);
   const ours = await measure("serve-platform");
