@@ -52,10 +52,13 @@ export class TaskHandlers {
     return [...this.#entries.keys()];
   }
 
-  /** Runs the handler of a pending (or, when resuming, running) task to a final state. Never throws. */
-  async run(manager: TaskManager, task: Task, callerId?: string): Promise<void> {
+  /**
+   * Runs the handler of a pending (or, when resuming, running) task to a final state; resolves with the task as
+   * stored then (undefined if it could not be stored). Never throws.
+   */
+  async run(manager: TaskManager, task: Task, callerId?: string): Promise<Task | undefined> {
     const entry = this.#entries.get(task.type);
-    if (!entry) return void this.#settle(() => manager.fail(task.id, `No handler for task type ${task.type}`));
+    if (!entry) return this.#settle(() => manager.fail(task.id, `No handler for task type ${task.type}`));
     const cancelled = new AbortController();
     const unwatch = manager.watch(task.id, (update) => {
       if (update.task.state === "cancelled") cancelled.abort(new Error(`task ${task.id} was cancelled`));
@@ -64,15 +67,15 @@ export class TaskHandlers {
       const working = task.state === "running" ? task : manager.start(task.id);
       const context: TaskHandlerContext = { signal: cancelled.signal, callerId, update: (t) => manager.updateTask(t) };
       const returned = (await entry.handler(working, context)) ?? working;
-      if (cancelled.signal.aborted) return;
+      if (cancelled.signal.aborted) return manager.getTask(task.id);
       if (returned.id !== task.id) throw new Error(`the handler returned task ${returned.id} in place of ${task.id}`);
       if (!returned.isTerminal()) returned.markCompleted();
-      this.#settle(() => manager.updateTask(returned));
+      return this.#settle(() => manager.updateTask(returned));
     } catch (error) {
-      if (cancelled.signal.aborted) return;
+      if (cancelled.signal.aborted) return manager.getTask(task.id);
       const message = error instanceof Error ? error.message : String(error);
       this.log?.debug("task handler failed", { taskId: task.id, taskType: task.type, error: message });
-      this.#settle(() => manager.fail(task.id, message || "the handler failed"));
+      return this.#settle(() => manager.fail(task.id, message || "the handler failed"));
     } finally {
       unwatch?.();
     }
@@ -93,11 +96,12 @@ export class TaskHandlers {
   }
 
   /** A task cancelled meanwhile refuses further moves: the expected race, not a fault. */
-  #settle(move: () => unknown): void {
+  #settle(move: () => Task): Task | undefined {
     try {
-      move();
+      return move();
     } catch (error) {
       if (!(error instanceof TaskStateError)) this.log?.error("task outcome could not be stored", { error });
+      return undefined;
     }
   }
 }

@@ -158,7 +158,8 @@ export class A2AServer {
           if (declared > bodyLimit) return tooLarge(bodyLimit);
           let text: string;
           try {
-            text = await readLimited(request, bodyLimit);
+            // A declared length within the limit was checked above; only an undeclared one is counted as it comes.
+            text = declared ? await request.text() : await readLimited(request, bodyLimit);
           } catch (error) {
             // The runtime's own streaming limit fails the read with its PayloadTooLarge.
             if (error instanceof BodyTooLarge || (error as Error).name === "PayloadTooLarge") return tooLarge(bodyLimit);

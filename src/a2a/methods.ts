@@ -4,7 +4,7 @@
  */
 import type { Static, TSchema } from "@sinclair/typebox";
 import { Type } from "@sinclair/typebox";
-import { Value } from "@sinclair/typebox/value";
+import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
 import { encoder, taskEventStream } from "./stream.ts";
 import { invalidParams, RpcCode, RpcError, TaskNotFoundError, UnsupportedTaskTypeError } from "./errors.ts";
 import type { TaskHandlers } from "./handlers.ts";
@@ -31,10 +31,16 @@ export interface MethodDeps {
   defaultTaskType?: string;
 }
 
+// Compiled once per schema: params are checked on every call.
+const checks = new WeakMap<TSchema, TypeCheck<TSchema>>();
+
 function parse<S extends TSchema>(schema: S, params: unknown): Static<S> {
-  const error = Value.Errors(schema, params).First();
-  if (error) throw invalidParams(`Invalid params at ${error.path || "/"}: ${error.message}`, { path: error.path || "/" });
-  return params as Static<S>;
+  let check = checks.get(schema);
+  if (!check) checks.set(schema, (check = TypeCompiler.Compile(schema)));
+  if (check.Check(params)) return params as Static<S>;
+  const error = check.Errors(params).First();
+  const path = error?.path || "/";
+  throw invalidParams(`Invalid params at ${path}: ${error?.message ?? "invalid"}`, { path });
 }
 
 export function buildMethods(deps: MethodDeps): Map<string, Method> {
@@ -60,8 +66,7 @@ export function buildMethods(deps: MethodDeps): Map<string, Method> {
     const task = manager.createTask(input);
     const ran = handlers.run(manager, task, call.callerId);
     if (!blocking || call.notification) return manager.getTask(task.id)!;
-    await ran;
-    return manager.getTask(task.id)!;
+    return (await ran) ?? manager.getTask(task.id)!;
   }
 
   // --- native ---

@@ -1,16 +1,25 @@
 /** Queries on the `a2a_tasks` table. Each takes the database or the transaction it should run in. */
-import { and, desc, eq, inArray, lte, type SQL } from "drizzle-orm";
-import type { DbOrTx } from "../db/client.ts";
+import { and, desc, eq, inArray, lte, sql, type SQL } from "drizzle-orm";
+import type { Db, DbOrTx } from "../db/client.ts";
 import { a2aTasks, type A2aTaskRow } from "../db/schema.ts";
 import type { TaskState } from "./model.ts";
 
-export function saveTask(db: DbOrTx, row: A2aTaskRow): void {
-  const { id: _id, createdAt: _createdAt, ...changes } = row;
-  db.insert(a2aTasks).values(row).onConflictDoUpdate({ target: a2aTasks.id, set: changes }).run();
-}
+const columns = ["id", "type", "state", "contextId", "payload", "messages", "artifacts", "result", "error", "metadata", "revision", "createdAt", "updatedAt"] as const;
 
-export const findTask = (db: DbOrTx, id: string): A2aTaskRow | undefined =>
-  db.select().from(a2aTasks).where(eq(a2aTasks.id, id)).get();
+/**
+ * The two statements every transition runs, prepared once: building and preparing a query each time costs more
+ * than running it. They run on the connection of `db`, so inside a transaction opened on it they are part of it.
+ */
+export function taskStatements(db: Db) {
+  const values = Object.fromEntries(columns.map((c) => [c, sql.placeholder(c)])) as unknown as A2aTaskRow;
+  const { id: _id, createdAt: _createdAt, ...changes } = values;
+  const upsert = db.insert(a2aTasks).values(values).onConflictDoUpdate({ target: a2aTasks.id, set: changes }).prepare();
+  const find = db.select().from(a2aTasks).where(eq(a2aTasks.id, sql.placeholder("id"))).prepare();
+  return {
+    save: (row: A2aTaskRow): void => void upsert.run(row),
+    find: (id: string): A2aTaskRow | undefined => find.get({ id }),
+  };
+}
 
 /** Newest first. */
 export function listTasks(db: DbOrTx, filter: { state?: TaskState; type?: string; contextId?: string; limit?: number } = {}): A2aTaskRow[] {

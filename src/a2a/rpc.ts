@@ -86,10 +86,10 @@ async function answer(
     if (result instanceof StreamAnswer) return result.open(replyId);
     return notification ? undefined : { jsonrpc: "2.0", id: replyId, result };
   } catch (error) {
-    if (notification) return undefined;
-    if (error instanceof RpcError) return { jsonrpc: "2.0", id: replyId, error: error.toBody() };
+    if (error instanceof RpcError) return notification ? undefined : { jsonrpc: "2.0", id: replyId, error: error.toBody() };
+    // Logged even for a notification: nobody hears of it otherwise.
     const errorId = randomUUID();
     log.error("internal error in JSON-RPC method", { method, errorId, error });
-    return failure(replyId, RpcCode.InternalError, `Internal error; quote error id ${errorId} when reporting it`);
+    return notification ? undefined : failure(replyId, RpcCode.InternalError, `Internal error; quote error id ${errorId} when reporting it`);
   }
 }

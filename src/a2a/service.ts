@@ -54,6 +54,7 @@ export class TaskManager {
   readonly #actors: ActorSystem;
   readonly #db: Db;
   readonly #close?: () => void;
+  readonly #rows: ReturnType<typeof repo.taskStatements>;
   readonly #watchers = new Map<string, Set<TaskWatcher>>();
   readonly #history = new Map<string, TaskUpdate[]>();
   #interrupted: string[] = [];
@@ -69,10 +70,12 @@ export class TaskManager {
       this.#actors = new ActorSystem({ db: handle.db, log, retentionMs: 3_600_000 });
       this.#close = () => (this.#actors.stop(), handle.close());
     }
+    this.#rows = repo.taskStatements(this.#db);
     this.kind = {
       kind: taskKindName,
       machine: taskMachine,
-      record: (tx, _id, snapshot) => repo.saveTask(tx, rowOf(snapshot)),
+      // The prepared statement runs on the connection whose transaction stores the snapshot.
+      record: (_tx, _id, snapshot) => this.#rows.save(rowOf(snapshot)),
       restored: (actor) => this.#restored(actor),
     };
     this.#actors.register(this.kind);
@@ -97,17 +100,22 @@ export class TaskManager {
     return taskOf(snapshot);
   }
 
-  /** Read from the table, which every transition writes: a deleted task is gone even while its actor lingers. */
+  /**
+   * A task in progress is read from its actor; a final one from the table, which every transition writes (so a
+   * deleted task is gone even while its final actor lingers until retired).
+   */
   getTask(id: string): Task | undefined {
-    const row = repo.findTask(this.#db, id);
+    const snapshot = this.#actors.get(this.kind, id)?.getSnapshot();
+    if (snapshot?.status === "active") return taskOf(snapshot);
+    const row = this.#rows.find(id);
     return row && taskOfRow(row);
   }
 
   /** The task as of its latest stored change, with that change's revision. */
   current(id: string): TaskUpdate | undefined {
     const snapshot = this.#actors.get(this.kind, id)?.getSnapshot();
-    if (snapshot) return updateOf(snapshot);
-    const row = repo.findTask(this.#db, id);
+    if (snapshot?.status === "active") return updateOf(snapshot);
+    const row = this.#rows.find(id);
     return row && { revision: row.revision, task: taskOfRow(row), final: finalStates.has(row.state as TaskState) };
   }
 
@@ -232,7 +240,7 @@ export class TaskManager {
     const actor = this.#actors.get(this.kind, id);
     const snapshot = actor?.getSnapshot();
     if (!snapshot) {
-      const row = repo.findTask(this.#db, id);
+      const row = this.#rows.find(id);
       if (!row) throw new TaskNotFoundError(id);
       throw new TaskStateError(id, row.state, target);
     }
@@ -274,11 +282,17 @@ function stampMessage(message: MessageInput | TaskMessage, at: number): TaskMess
   return { id: id ?? randomUUID(), role, parts, createdAt, ...(metadata ? { metadata } : {}) };
 }
 
-const updateOf = (snapshot: TaskSnapshot): TaskUpdate => ({
-  revision: snapshot.context.revision,
-  task: taskOf(snapshot),
-  final: snapshot.status !== "active",
-});
+/** The Task is built on first read: most changes are never watched. */
+function updateOf(snapshot: TaskSnapshot): TaskUpdate {
+  let task: Task | undefined;
+  return {
+    revision: snapshot.context.revision,
+    final: snapshot.status !== "active",
+    get task() {
+      return (task ??= taskOf(snapshot));
+    },
+  };
+}
 
 /** A Task of its own: a handler that changes it changes nothing stored until it is handed back. */
 function taskOf({ context, value }: TaskSnapshot): Task {

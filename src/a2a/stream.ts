@@ -10,6 +10,8 @@ export type Frame = (update: TaskUpdate, previous: TaskUpdate | undefined) => Ui
 
 export const encoder = new TextEncoder();
 const keepAliveMs = 15_000;
+/** How long an EventSource waits before reconnecting (with Last-Event-ID). */
+const retryMs = 2000;
 
 /**
  * The SSE response for task `id`, from the change after `afterRevision` (0: from the current state). The task
@@ -37,6 +39,8 @@ export function taskEventStream(manager: TaskManager, id: string, afterRevision:
         last = update;
         if (update.final) close();
       };
+      // Written at once so the response starts even when nothing new has happened yet.
+      controller.enqueue(encoder.encode(`retry: ${retryMs}\n\n`));
       // Watch before reading the present, so nothing stored in between is missed; `send` drops repeats.
       const unwatch = manager.watch(id, send);
       const keepAlive = setInterval(() => !closed && controller.enqueue(encoder.encode(": keep-alive\n\n")), keepAliveMs);

@@ -1,0 +1,245 @@
+/**
+ * `bun scripts/bench/a2a.ts [seconds]`: A2A throughput and latency, side by side in one run.
+ *
+ * 1. 64 concurrent clients send a trivial task and wait for it to complete, for `seconds` each (default 5):
+ *    this platform's A2A server (task.send, blocking, task actors on a SQLite file) against the @a2a-js/sdk
+ *    reference Express server (SendMessage, blocking, echo executor, in-memory task store). Each server runs
+ *    in its own child process; this process only generates load.
+ * 2. SSE fan-out: 1,000 subscribers stream one task that stores 20 updates; each must receive every one.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+
+// --- the servers ---
+
+async function servePlatform() {
+  const { A2AServer, AgentCard, TaskManager } = await import("../../src/a2a/index.ts");
+  const dir = mkdtempSync(join(tmpdir(), "platform-bench-"));
+  const taskManager = new TaskManager({ file: join(dir, "tasks.db") });
+  const server = new A2AServer({
+    agentCard: (origin) => AgentCard.fromConfig({ name: "Bench", description: "Echo", url: origin, spiffeId: "spiffe://bench.local/agent" }),
+    taskManager,
+  });
+  server.registerTaskHandler("echo", (task) => {
+    task.result = task.payload;
+    return task;
+  });
+  // Fan-out: a task that waits for `release`, then stores `updates` changes and completes.
+  let release = Promise.withResolvers<void>();
+  server.registerTaskHandler("ticker", async (task, { update }) => {
+    await release.promise;
+    const updates = (task.payload as { updates: number }).updates;
+    for (let i = 1; i <= updates; i++) {
+      task.metadata.tick = i;
+      update(task);
+      await Promise.resolve();
+    }
+    return task;
+  });
+  server.registerTaskHandler("release", () => {
+    release.resolve();
+    release = Promise.withResolvers<void>();
+  });
+  const url = await server.start("127.0.0.1", 0);
+  process.on("SIGTERM", () => (void server.stop(), rmSync(dir, { recursive: true, force: true }), process.exit(0)));
+  console.log(JSON.stringify({ url }));
+}
+
+async function serveReference() {
+  const express = (await import("express")).default;
+  const { DefaultRequestHandler, InMemoryTaskStore, AgentEvent } = await import("@a2a-js/sdk/server");
+  const { jsonRpcHandler, agentCardHandler, UserBuilder } = await import("@a2a-js/sdk/server/express");
+  const { TaskState } = await import("@a2a-js/sdk");
+  const app = express();
+  const listening = app.listen(0, "127.0.0.1");
+  await new Promise((resolve) => listening.once("listening", resolve));
+  const port = (listening.address() as { port: number }).port;
+  const url = `http://127.0.0.1:${port}`;
+  const card = {
+    name: "Reference echo",
+    description: "Echo",
+    version: "1.0.0",
+    supportedInterfaces: [{ url, protocolBinding: "JSONRPC", protocolVersion: "1.0", tenant: "" }],
+    provider: undefined,
+    capabilities: { streaming: true, pushNotifications: false, extensions: [] },
+    securitySchemes: {},
+    securityRequirements: [],
+    defaultInputModes: ["text/plain"],
+    defaultOutputModes: ["text/plain"],
+    skills: [],
+    signatures: [],
+  };
+  const executor = {
+    async execute(context: any, bus: any) {
+      const { taskId, contextId, userMessage } = context;
+      const at = () => new Date().toISOString();
+      bus.publish(AgentEvent.task({ id: taskId, contextId, status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: at() }, artifacts: [], history: [userMessage], metadata: undefined }));
+      bus.publish(AgentEvent.artifactUpdate({ taskId, contextId, artifact: { artifactId: "echo", name: "echo", description: "", parts: userMessage.parts, metadata: undefined, extensions: [] }, append: false, lastChunk: true, metadata: undefined }));
+      bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: { state: TaskState.TASK_STATE_COMPLETED, message: undefined, timestamp: at() }, metadata: undefined }));
+      bus.finished();
+    },
+    async cancelTask() {},
+  };
+  const handler = new DefaultRequestHandler(card as any, new InMemoryTaskStore(), executor);
+  app.use("/.well-known/agent-card.json", agentCardHandler({ agentCardProvider: handler }));
+  app.use(express.json({ limit: "1mb" }));
+  app.use("/", jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
+  process.on("SIGTERM", () => (listening.close(), process.exit(0)));
+  console.log(JSON.stringify({ url }));
+}
+
+// --- the load ---
+
+async function spawnServer(which: "serve-platform" | "serve-reference") {
+  const proc = Bun.spawn(["bun", import.meta.path, which], { stdout: "pipe", stderr: "inherit" });
+  const reader = proc.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  while (!text.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`${which} exited before listening`);
+    text += value;
+  }
+  reader.releaseLock();
+  return { proc, url: (JSON.parse(text.slice(0, text.indexOf("\n"))) as { url: string }).url };
+}
+
+interface LoadResult {
+  completed: number;
+  errors: number;
+  seconds: number;
+  latencies: number[];
+}
+
+/** `clients` loops, each sending one request after the other for `seconds`; only completed tasks count. */
+async function load(clients: number, seconds: number, send: () => Promise<boolean>): Promise<LoadResult> {
+  const latencies: number[] = [];
+  let errors = 0;
+  const started = performance.now();
+  const end = started + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (performance.now() < end) {
+        const t0 = performance.now();
+        const ok = await send().catch(() => false);
+        if (ok) latencies.push(performance.now() - t0);
+        else errors++;
+      }
+    }),
+  );
+  return { completed: latencies.length, errors, seconds: (performance.now() - started) / 1000, latencies: latencies.sort((a, b) => a - b) };
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+
+async function platformSend(url: string) {
+  const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "task.send", params: { type: "echo", payload: { text: "hello" } } });
+  return async () => {
+    const response = await fetch(`${url}/rpc`, { method: "POST", headers: { "content-type": "application/json" }, body });
+    const answer = (await response.json()) as { result?: { state: string } };
+    return answer.result?.state === "completed";
+  };
+}
+
+async function referenceSend(url: string) {
+  return async () => {
+    const body = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "SendMessage",
+      params: { message: { messageId: crypto.randomUUID(), role: "ROLE_USER", parts: [{ text: "hello" }] } },
+    });
+    const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json", "A2A-Version": "1.0" }, body });
+    const answer = (await response.json()) as { result?: { task?: { status?: { state: string } } } };
+    return answer.result?.task?.status?.state === "TASK_STATE_COMPLETED";
+  };
+}
+
+async function fanOut(url: string, subscribers: number, updates: number) {
+  const rpc = async (method: string, params: unknown) =>
+    ((await (await fetch(`${url}/rpc`, { method: "POST", body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) })).json()) as { result: { id: string } })
+      .result;
+  const { id } = await rpc("task.send", { type: "ticker", payload: { updates }, blocking: false });
+  const { EventSourceParserStream } = await import("eventsource-parser/stream");
+  const connected: Promise<void>[] = [];
+  const finished: Promise<{ revisions: number[]; doneAt: number }>[] = [];
+  for (let i = 0; i < subscribers; i++) {
+    const ready = Promise.withResolvers<void>();
+    connected.push(ready.promise);
+    finished.push(
+      (async () => {
+        const response = await fetch(`${url}/tasks/${id}/stream`);
+        const revisions: number[] = [];
+        for await (const event of response.body!.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream())) {
+          revisions.push(Number(event.id));
+          if (revisions.length === 1) ready.resolve();
+        }
+        return { revisions, doneAt: performance.now() };
+      })(),
+    );
+  }
+  await Promise.all(connected);
+  const released = performance.now();
+  await rpc("task.send", { type: "release" });
+  const results = await Promise.all(finished);
+  const first = results[0]!.revisions[0]!;
+  const last = Math.max(...results.map((r) => r.revisions.at(-1)!));
+  const expected = last - first + 1;
+  const complete = results.filter((r) => r.revisions.length === expected && r.revisions.every((rev, i) => rev === first + i)).length;
+  const seconds = (Math.max(...results.map((r) => r.doneAt)) - released) / 1000;
+  return { subscribers, eventsEach: expected, complete, seconds, delivered: results.reduce((n, r) => n + r.revisions.length, 0) };
+}
+
+async function main(seconds: number) {
+  // Bun's fetch keeps at most 256 requests in flight by default; the fan-out needs 1,000 open streams.
+  if (!process.env.BUN_CONFIG_MAX_HTTP_REQUESTS) {
+    const env = { ...process.env, BUN_CONFIG_MAX_HTTP_REQUESTS: "2048" };
+    const again = Bun.spawn([process.execPath, import.meta.path, String(seconds)], { env, stdio: ["inherit", "inherit", "inherit"] });
+    process.once("SIGTERM", () => again.kill("SIGTERM"));
+    process.exit(await again.exited);
+  }
+  const clients = 64;
+  const row = (name: string, ours: string, theirs: string, ratio: string) => console.log(`| ${name.padEnd(30)} | ${ours.padStart(12)} | ${theirs.padStart(12)} | ${ratio.padStart(8)} |`);
+  const measure = async (which: "serve-platform" | "serve-reference") => {
+    const server = await spawnServer(which);
+    try {
+      const send = which === "serve-platform" ? await platformSend(server.url) : await referenceSend(server.url);
+      await load(clients, 1, send); // warm-up
+      const result = await load(clients, seconds, send);
+      const fan = which === "serve-platform" ? await fanOut(server.url, 1000, 20) : undefined;
+      return { result, fan };
+    } finally {
+      server.proc.kill("SIGTERM");
+      await server.proc.exited;
+    }
+  };
+  console.error(`measuring ${clients} clients for ${seconds}s against each server...`);
+  const ours = await measure("serve-platform");
+  const theirs = await measure("serve-reference");
+  const tput = (r: LoadResult) => r.completed / r.seconds;
+  const fmt = (n: number, digits = 1) => n.toFixed(digits);
+  console.log(`\nA2A: a trivial task sent and completed, ${clients} concurrent clients, ${seconds}s each, loopback\n`);
+  row("metric", "platform", "@a2a-js/sdk", "ratio");
+  console.log(`|${"-".repeat(32)}|${"-".repeat(14)}|${"-".repeat(14)}|${"-".repeat(10)}|`);
+  row("throughput (tasks/s)", fmt(tput(ours.result), 0), fmt(tput(theirs.result), 0), `${fmt(tput(ours.result) / tput(theirs.result), 2)}x`);
+  for (const p of [50, 99]) {
+    const a = percentile(ours.result.latencies, p);
+    const b = percentile(theirs.result.latencies, p);
+    row(`latency p${p} (ms)`, fmt(a, 2), fmt(b, 2), `${fmt(a / b, 2)}x`);
+  }
+  row("tasks completed", String(ours.result.completed), String(theirs.result.completed), "");
+  row("errors", String(ours.result.errors), String(theirs.result.errors), "");
+  const fan = ours.fan!;
+  console.log(`\nSSE fan-out (platform): ${fan.subscribers} subscribers to one task storing ${fan.eventsEach - 1} updates after they connected\n`);
+  console.log(`| subscribers that got every event, in order | ${fan.complete} / ${fan.subscribers} |`);
+  console.log(`| events per subscriber                      | ${fan.eventsEach} |`);
+  console.log(`| events delivered                           | ${fan.delivered} |`);
+  console.log(`| release to last subscriber's final event   | ${fmt(fan.seconds * 1000, 0)} ms (${fmt(fan.delivered / fan.seconds, 0)} events/s) |`);
+}
+
+// Dispatched last, so every declaration above is initialised.
+const role = process.argv[2];
+if (role === "serve-platform") await servePlatform();
+else if (role === "serve-reference") await serveReference();
+else await main(Number(role ?? 5));

@@ -1,0 +1,144 @@
+/** The off-the-shelf @a2a-js/sdk client against this server over loopback: v1.0, and v0.3 through its compat layer. */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
+import { TaskState } from "@a2a-js/sdk";
+import type { A2AServer } from "../../src/a2a/index.ts";
+import { gate, startAgent } from "./support.ts";
+
+let server: A2AServer;
+let url = "";
+let release = gate();
+let started = gate<string>();
+
+beforeAll(async () => {
+  ({ server, url } = await startAgent({ defaultTaskType: "echo" }, (s) => {
+    s.registerTaskHandler("echo", (task) => {
+      task.result = task.payload;
+      task.addMessage("agent", "echoed");
+      return task;
+    });
+    s.registerTaskHandler("hold", async (task, { signal, update }) => {
+      task.addArtifact("note", "halfway");
+      update(task);
+      started.resolve(task.id);
+      await Promise.race([release.promise, new Promise((resolve) => signal.addEventListener("abort", resolve))]);
+      task.result = "released";
+      return task;
+    });
+  }));
+});
+afterAll(() => server.stop());
+
+const textMessage = (text: string, metadata?: Record<string, unknown>) => ({
+  messageId: crypto.randomUUID(),
+  contextId: "",
+  taskId: "",
+  role: 1 /* ROLE_USER */,
+  parts: [{ content: { $case: "text" as const, value: text }, metadata: undefined, filename: "", mediaType: "" }],
+  metadata,
+  extensions: [],
+  referenceTaskIds: [],
+});
+const sendRequest = (text: string, metadata?: Record<string, unknown>) => ({
+  tenant: "",
+  message: textMessage(text),
+  configuration: undefined,
+  metadata,
+});
+
+describe("v1.0", () => {
+  test("discovers the card, sends a message and gets the completed task", async () => {
+    const client = await new ClientFactory().createFromUrl(url);
+    const result = await client.sendMessage(sendRequest("hello"));
+    expect("status" in result).toBe(true);
+    const task = result as Exclude<typeof result, { messageId: string }>;
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(task.metadata).toMatchObject({ taskType: "echo" });
+    expect(task.history.map((m) => m.role)).toEqual([1, 2]);
+    expect(task.artifacts[0]!.parts[0]!.content).toEqual({ $case: "data", value: { text: "hello" } });
+    const fetched = await client.getTask({ tenant: "", id: task.id, historyLength: 1 });
+    expect(fetched.history).toHaveLength(1);
+    expect(fetched.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+  });
+
+  test("streams a task from submitted or working to completed", async () => {
+    const client = await new ClientFactory().createFromUrl(url);
+    release = gate();
+    started = gate<string>();
+    const events: { $case: string; state?: number }[] = [];
+    const stream = client.sendMessageStream(sendRequest("go", { taskType: "hold" }));
+    let releaseSent = false;
+    for await (const event of stream) {
+      const payload = event.payload!;
+      const state = payload.$case === "task" ? payload.value.status?.state : payload.$case === "statusUpdate" ? payload.value.status?.state : undefined;
+      events.push({ $case: payload.$case, state });
+      if (!releaseSent) {
+        releaseSent = true;
+        await started.promise;
+        release.resolve();
+      }
+    }
+    expect(events[0]!.$case).toBe("task");
+    expect(events.at(-1)).toEqual({ $case: "statusUpdate", state: TaskState.TASK_STATE_COMPLETED });
+    expect(events.filter((e) => e.$case === "artifactUpdate")).toHaveLength(1); // the result, as it appeared
+  });
+
+  test("cancels a working task; cancelling again is TaskNotCancelable", async () => {
+    const factory = new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { clientConfig: { polling: true } }));
+    const client = await factory.createFromUrl(url);
+    started = gate<string>();
+    release = gate();
+    const sent = (await client.sendMessage(sendRequest("wait", { taskType: "hold" }))) as { id: string };
+    await started.promise;
+    const cancelled = await client.cancelTask({ tenant: "", id: sent.id, metadata: undefined });
+    expect(cancelled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    const error = await client.cancelTask({ tenant: "", id: sent.id, metadata: undefined }).catch((e) => e);
+    expect(error.name).toBe("TaskNotCancelableError");
+    const missing = await client.getTask({ tenant: "", id: "no-such-task" }).catch((e) => e);
+    expect(missing.name).toBe("TaskNotFoundError");
+  });
+
+  test("lists tasks by state", async () => {
+    const client = await new ClientFactory().createFromUrl(url);
+    const list = await client.listTasks({ tenant: "", contextId: "", status: TaskState.TASK_STATE_CANCELED, pageToken: "", statusTimestampAfter: undefined });
+    expect(list.tasks.length).toBeGreaterThan(0);
+    expect(list.tasks.every((t) => t.status?.state === TaskState.TASK_STATE_CANCELED)).toBe(true);
+  });
+});
+
+describe("v0.3 through the SDK's compat transport", () => {
+  const legacyClient = async () => {
+    const card = (await fetch(`${url}/.well-known/agent-card.json`).then((r) => r.json())) as any;
+    card.supportedInterfaces = card.supportedInterfaces.filter((i: { protocolVersion: string }) => i.protocolVersion === "0.3");
+    const factory = new ClientFactory(
+      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory({ legacyCompat: { enabled: true } })] }),
+    );
+    return factory.createFromAgentCard(card);
+  };
+
+  test("message/send, tasks/get, message/stream and tasks/cancel", async () => {
+    const client = await legacyClient();
+    expect(client.protocolVersion).toBe("0.3");
+    const task = (await client.sendMessage(sendRequest("old hello"))) as { id: string; status?: { state: number } };
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect((await client.getTask({ tenant: "", id: task.id })).status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+
+    release = gate();
+    started = gate<string>();
+    const cases: string[] = [];
+    let id = "";
+    for await (const event of client.sendMessageStream(sendRequest("stream", { taskType: "hold" }))) {
+      const payload = event.payload!;
+      cases.push(payload.$case);
+      if (payload.$case === "task") {
+        id = payload.value.id;
+        await started.promise;
+        const cancelled = await client.cancelTask({ tenant: "", id, metadata: undefined });
+        expect(cancelled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+      }
+    }
+    expect(cases[0]).toBe("task");
+    expect(cases.at(-1)).toBe("statusUpdate");
+    expect(server.taskManager.getTask(id)!.state).toBe("cancelled");
+  });
+});

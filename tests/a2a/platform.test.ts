@@ -1,0 +1,70 @@
+/** The platform's own agent inside the runtime: each hosted MCP tool is a task type, run exactly as MCP runs it. */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { a2aCapability } from "../../src/a2a/capability.ts";
+import { loadConfig } from "../../src/config.ts";
+import { createLogger } from "../../src/log.ts";
+import { platformCapability } from "../../src/platform/tools.ts";
+import { startRuntime, type RunningRuntime } from "../../src/runtime.ts";
+import { buildApp } from "../../src/server.ts";
+import { fixtureCapability } from "../fixtures/capability.ts";
+import { tempDir } from "../support/temp.ts";
+import { call, rpc } from "./support.ts";
+
+const dir = tempDir();
+let runtime: RunningRuntime;
+let built: ReturnType<typeof buildApp>;
+let base = "";
+
+beforeAll(async () => {
+  const config = loadConfig({ env: { PLATFORM_DATA_DIR: dir.path, PLATFORM_A2A__SPIFFE_ID: "spiffe://test.local/platform" } });
+  // a2a is listed before the fixture: it must still see the fixture's tools.
+  runtime = await startRuntime(config, createLogger({ level: "error", write: () => {} }), [platformCapability, a2aCapability, fixtureCapability]);
+  built = buildApp(runtime);
+  built.app.listen({ hostname: "127.0.0.1", port: 0 });
+  base = `http://127.0.0.1:${built.app.server!.port}`;
+});
+afterAll(async () => {
+  await built.app.stop(true);
+  await built.closeMcp();
+  await runtime.close();
+  dir.remove();
+});
+
+test("the card lists every hosted tool as a capability, with its input schema", async () => {
+  const card = await fetch(`${base}/.well-known/agent.json`).then((r) => r.json() as Promise<any>);
+  expect(card).toMatchObject({ name: "Platform", url: base, extensions: { spiffeId: "spiffe://test.local/platform" } });
+  const names = card.capabilities.map((c: { name: string }) => c.name);
+  expect(names).toEqual(expect.arrayContaining(["health", "add", "explode", "count_down"]));
+  expect(card.capabilities.find((c: { name: string }) => c.name === "add").parameters).toMatchObject({ properties: { a: { type: "integer" } } });
+  const v1 = await fetch(`${base}/.well-known/agent-card.json`).then((r) => r.json() as Promise<any>);
+  expect(v1.skills.map((s: { id: string }) => s.id)).toEqual(names);
+});
+
+test("task.send of a tool runs it with schema defaults; its result is the task's result", async () => {
+  const { body } = await rpc(base, call("task.send", { type: "add", payload: { a: 2 } }));
+  expect(body.result).toMatchObject({ type: "add", state: "completed", result: { content: [{ type: "text", text: "3" }] } });
+  const health = (await rpc(base, call("task.send", { type: "health" }))).body.result;
+  expect(health.result).toMatchObject({ status: "ok", subsystems: { a2a: { status: "ok" } } });
+});
+
+test("invalid tool arguments and a failing tool fail the task with the tool's own message", async () => {
+  const invalid = (await rpc(base, call("task.send", { type: "add", payload: { a: "two" } }))).body.result;
+  expect(invalid).toMatchObject({ state: "failed", error: expect.stringContaining("Invalid arguments for tool add: a:") });
+  const exploded = (await rpc(base, call("task.send", { type: "explode" }))).body.result;
+  expect(exploded).toMatchObject({ state: "failed", error: "the fuse was lit" });
+});
+
+test("cancelling a tool task aborts the tool's signal", async () => {
+  const { resetCancelled } = await import("../fixtures/capability.ts");
+  resetCancelled();
+  const { cancelled } = await import("../fixtures/capability.ts");
+  const sent = (await rpc(base, call("task.send", { type: "count_down", payload: { steps: 2 }, blocking: false }))).body.result;
+  expect((await rpc(base, call("task.cancel", { id: sent.id }))).body.result.state).toBe("cancelled");
+  expect(await cancelled.promise).toBeString();
+});
+
+test("the task table and the combined /health agree", async () => {
+  const health = await fetch(`${base}/health`).then((r) => r.json() as Promise<any>);
+  expect(health.subsystems.a2a).toMatchObject({ status: "ok", taskTypes: expect.arrayContaining(["add", "health"]) });
+  expect(health.subsystems.actors.byKind["a2a.task"]).toBeGreaterThan(0);
+});

@@ -1,0 +1,238 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { RpcCode, type A2AServer } from "../../src/a2a/index.ts";
+import { call, gate, readEvents, startAgent } from "./support.ts";
+
+let server: A2AServer;
+let url = "";
+let post: Awaited<ReturnType<typeof startAgent>>["rpc"];
+let release = gate();
+let started = gate<string>();
+
+beforeAll(async () => {
+  const agent = await startAgent({ bodyLimit: 4096 }, (s) => {
+    s.registerTaskHandler("echo", (task) => {
+      task.result = task.payload;
+      task.addMessage("agent", [{ kind: "data", data: task.payload }]);
+      return task;
+    });
+    s.registerTaskHandler("explode", () => {
+      throw new Error("the fuse was lit");
+    });
+    s.registerTaskHandler("hold", async (task, { signal, update }) => {
+      task.addArtifact("progress", { step: 1 });
+      update(task);
+      started.resolve(task.id);
+      await Promise.race([release.promise, new Promise((resolve) => signal.addEventListener("abort", resolve))]);
+      task.result = signal.aborted ? "aborted" : "released";
+      return task;
+    });
+  });
+  ({ server, url } = agent);
+  post = agent.rpc;
+});
+afterAll(() => server.stop());
+
+const taskCount = () => server.taskManager.listTasks().length;
+
+describe("task.send, task.status, task.cancel", () => {
+  test("task.send runs the handler to completion and answers the final task", async () => {
+    const { status, body } = await post(call("task.send", { type: "echo", payload: { n: 1 }, metadata: { trace: "t1" } }, "a"));
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ jsonrpc: "2.0", id: "a", result: { type: "echo", state: "completed", result: { n: 1 }, metadata: { trace: "t1" } } });
+    expect(body.result.messages).toEqual([expect.objectContaining({ role: "agent", parts: [{ kind: "data", data: { n: 1 } }] })]);
+    const again = await post(call("task.status", { id: body.result.id }));
+    expect(again.body.result).toEqual(body.result);
+  });
+
+  test("a handler that throws fails the task with its message; the server keeps serving", async () => {
+    const { body } = await post(call("task.send", { type: "explode" }));
+    expect(body.result).toMatchObject({ state: "failed", error: "the fuse was lit" });
+    expect((await post(call("task.send", { type: "echo", payload: 2 }))).body.result.state).toBe("completed");
+  });
+
+  test("blocking: false answers at once; cancel stops the handler and a second cancel is refused", async () => {
+    started = gate<string>();
+    const sent = await post(call("task.send", { type: "hold", blocking: false }));
+    expect(["pending", "running"]).toContain(sent.body.result.state);
+    const id = await started.promise;
+    expect(id).toBe(sent.body.result.id);
+    const cancelled = await post(call("task.cancel", { id }));
+    expect(cancelled.body.result).toMatchObject({ state: "cancelled", artifacts: [{ type: "progress" }] });
+    const refused = await post(call("task.cancel", { id }));
+    expect(refused.body.error).toMatchObject({ code: RpcCode.TaskNotCancelable, data: { state: "cancelled" } });
+    // The handler's late answer changes nothing.
+    const final = await server.taskManager.waitForCompletion(id);
+    expect(final).toMatchObject({ state: "cancelled", result: undefined });
+  });
+});
+
+describe("bad input gets its JSON-RPC error and changes nothing", () => {
+  test.each([
+    ["malformed JSON", '{"jsonrpc": "2.0", "method": ', RpcCode.ParseError, null],
+    ["wrong jsonrpc version", call("task.send", { type: "echo" }, 5) && { jsonrpc: "1.0", id: 5, method: "task.send", params: { type: "echo" } }, RpcCode.InvalidRequest, 5],
+    ["not an object", "42", RpcCode.InvalidRequest, null],
+    ["params not structured", { jsonrpc: "2.0", id: 6, method: "task.send", params: "echo" }, RpcCode.InvalidRequest, 6],
+    ["unknown method", call("task.explode", {}, 7), RpcCode.MethodNotFound, 7],
+    ["missing params", call("task.send", undefined, 8), RpcCode.InvalidParams, 8],
+    ["wrongly typed params", call("task.send", { type: 12 }, 9), RpcCode.InvalidParams, 9],
+    ["an unknown param", call("task.send", { type: "echo", colour: "red" }, 10), RpcCode.InvalidParams, 10],
+    ["unknown task type", call("task.send", { type: "teleport" }, 11), RpcCode.UnsupportedTaskType, 11],
+    ["unknown task id", call("task.status", { id: "no-such-task" }, 12), RpcCode.TaskNotFound, 12],
+    ["cancel of an unknown task", call("task.cancel", { id: "no-such-task" }, 13), RpcCode.TaskNotFound, 13],
+  ])("%s", async (_name, body, code, id) => {
+    const before = taskCount();
+    const { status, body: answer } = await post(body);
+    expect(status).toBe(200);
+    expect(answer).toMatchObject({ jsonrpc: "2.0", id, error: { code, message: expect.any(String) } });
+    expect(taskCount()).toBe(before);
+  });
+
+  test("invalid params name the field", async () => {
+    const { body } = await post(call("task.send", { type: "echo", messages: [{ role: "user", parts: [] }] }));
+    expect(body.error.message).toContain("/messages/0/parts");
+  });
+
+  test("cancel of a final task is refused and the task stays as it was", async () => {
+    const done = (await post(call("task.send", { type: "echo", payload: 1 }))).body.result;
+    const { body } = await post(call("task.cancel", { id: done.id }));
+    expect(body.error).toMatchObject({ code: RpcCode.TaskNotCancelable });
+    expect((await post(call("task.status", { id: done.id }))).body.result).toEqual(done);
+  });
+
+  test("a body over the limit is refused, declared or streamed", async () => {
+    const before = taskCount();
+    const big = JSON.stringify(call("task.send", { type: "echo", payload: "x".repeat(10_000) }));
+    const declared = await fetch(`${url}/rpc`, { method: "POST", headers: { "content-type": "application/json" }, body: big });
+    expect(declared.status).toBe(413);
+    expect(await declared.json()).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: RpcCode.InvalidRequest } });
+    const bytes = new TextEncoder().encode(big);
+    const streamed = await fetch(`${url}/rpc`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: new ReadableStream({
+        start(controller) {
+          for (let i = 0; i < bytes.length; i += 1000) controller.enqueue(bytes.slice(i, i + 1000));
+          controller.close();
+        },
+      }),
+    });
+    expect(streamed.status).toBe(413);
+    expect(taskCount()).toBe(before);
+  });
+
+  test("batches: each call answered in turn, notifications not at all, an empty batch refused", async () => {
+    const before = taskCount();
+    const { body } = await post([
+      call("task.send", { type: "echo", payload: "one" }, 1),
+      { jsonrpc: "2.0", method: "task.send", params: { type: "echo", payload: "note" } },
+      call("nope", {}, 2),
+      { jsonrpc: "2.0", id: 3 },
+      7,
+    ]);
+    expect(body).toHaveLength(4);
+    expect(body[0]).toMatchObject({ id: 1, result: { state: "completed", result: "one" } });
+    expect(body[1]).toMatchObject({ id: 2, error: { code: RpcCode.MethodNotFound } });
+    expect(body[2]).toMatchObject({ id: 3, error: { code: RpcCode.InvalidRequest } });
+    expect(body[3]).toMatchObject({ id: null, error: { code: RpcCode.InvalidRequest } });
+    expect(taskCount()).toBe(before + 2); // the notification ran too
+
+    const empty = await post([]);
+    expect(empty.body).toMatchObject({ id: null, error: { code: RpcCode.InvalidRequest } });
+  });
+
+  test("a notification or a batch of them gets 204 and no body", async () => {
+    const single = await fetch(`${url}/rpc`, { method: "POST", body: JSON.stringify({ jsonrpc: "2.0", method: "task.status", params: { id: "x" } }) });
+    expect(single.status).toBe(204);
+    expect(await single.text()).toBe("");
+    const batch = await post([{ jsonrpc: "2.0", method: "nope" }]);
+    expect(batch.status).toBe(204);
+  });
+});
+
+describe("wire surface", () => {
+  test("the native card and the v1.0 card", async () => {
+    const card = await fetch(`${url}/.well-known/agent.json`).then((r) => r.json());
+    expect(card).toMatchObject({ name: "Test agent", url, version: "1.0.0", extensions: { spiffeId: "spiffe://test.local/agent/server" } });
+    const v1 = await fetch(`${url}/.well-known/agent-card.json`).then((r) => r.json());
+    expect(v1).toMatchObject({
+      name: "Test agent",
+      supportedInterfaces: [{ url: `${url}/rpc`, protocolBinding: "JSONRPC", protocolVersion: "1.0" }, { protocolVersion: "0.3" }],
+      capabilities: { streaming: true },
+    });
+  });
+
+  test("CORS: preflight and response headers", async () => {
+    const preflight = await fetch(`${url}/rpc`, { method: "OPTIONS" });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get("access-control-allow-methods")).toContain("POST");
+    const { headers } = await post(call("task.status", { id: "x" }));
+    expect(headers.get("access-control-allow-origin")).toBe("*");
+  });
+
+  test("/health reports the task types", async () => {
+    expect(await fetch(`${url}/health`).then((r) => r.json())).toMatchObject({ status: "ok", taskTypes: ["echo", "explode", "hold"] });
+  });
+});
+
+describe("SSE task stream", () => {
+  test("pushes each stored change with its revision, ends after the final state, resumes from Last-Event-ID", async () => {
+    release = gate();
+    started = gate<string>();
+    const id = (await post(call("task.send", { type: "hold", blocking: false }))).body.result.id as string;
+    await started.promise;
+    const response = await fetch(`${url}/tasks/${id}/stream`);
+    expect(response.headers.get("content-type")).toBe("text/event-stream");
+    const reading = readEvents(response);
+    release.resolve();
+    const events = await reading;
+    const states = events.map((e) => JSON.parse(e.data).state);
+    expect(states.at(-1)).toBe("completed");
+    expect(events.at(-1)!.event).toBe("task.final");
+    expect(events.slice(0, -1).every((e) => e.event === "task.update")).toBe(true);
+    const revisions = events.map((e) => Number(e.id));
+    expect(revisions).toEqual([...revisions].sort((a, b) => a - b));
+
+    // The whole history from the start of the task, then nothing more after the final event.
+    const replay = await readEvents(await fetch(`${url}/tasks/${id}/stream`, { headers: { "last-event-id": "1" } }));
+    expect(replay.map((e) => Number(e.id))).toEqual([Number(events.at(-1)!.id)]);
+    const none = await readEvents(await fetch(`${url}/tasks/${id}/stream`, { headers: { "last-event-id": events.at(-1)!.id! } }));
+    expect(none).toEqual([]);
+  });
+
+  test("a resumed stream of a live task replays exactly what was missed", async () => {
+    release = gate();
+    started = gate<string>();
+    const id = (await post(call("task.send", { type: "hold", blocking: false }))).body.result.id as string;
+    await started.promise;
+    const first = await readEvents(await fetch(`${url}/tasks/${id}/stream`), () => true); // the current state, then hang up
+    const seen = Number(first[0]!.id);
+    const resumed = await readEvents(await fetch(`${url}/tasks/${id}/stream`, { headers: { "last-event-id": String(seen - 1) } }), () => true);
+    expect(Number(resumed[0]!.id)).toBe(seen);
+    const tail = readEvents(await fetch(`${url}/tasks/${id}/stream`, { headers: { "last-event-id": String(seen) } }));
+    release.resolve();
+    const rest = await tail;
+    expect(rest.map((e) => Number(e.id))[0]).toBe(seen + 1);
+    expect(JSON.parse(rest.at(-1)!.data).state).toBe("completed");
+  });
+
+  test("a client hanging up mid-stream leaves the server serving and the task untouched", async () => {
+    release = gate();
+    started = gate<string>();
+    const id = (await post(call("task.send", { type: "hold", blocking: false }))).body.result.id as string;
+    await started.promise;
+    const controller = new AbortController();
+    const response = await fetch(`${url}/tasks/${id}/stream`, { signal: controller.signal });
+    const reader = response.body!.getReader();
+    await reader.read();
+    controller.abort();
+    expect((await post(call("task.status", { id }))).body.result.state).toBe("running");
+    release.resolve();
+    expect((await server.taskManager.waitForCompletion(id)).state).toBe("completed");
+  });
+
+  test("an unknown task's stream is a 404 with a JSON-RPC error", async () => {
+    const response = await fetch(`${url}/tasks/nope/stream`);
+    expect(response.status).toBe(404);
+    expect(await response.json()).toMatchObject({ error: { code: RpcCode.TaskNotFound } });
+  });
+});
