@@ -1,18 +1,62 @@
-/** Queries on the `actors` table. Each takes the database or the transaction it should run in. */
-import { and, eq, lt } from "drizzle-orm";
+/**
+ * Queries on the `actors` table. Each takes the database or the transaction it should run in. The two that
+ * run on every transition are prepared once per connection: building drizzle's SQL anew each time cost more
+ * than the write itself.
+ */
+import { and, eq, lt, sql } from "drizzle-orm";
 import type { DbOrTx } from "../src/db/client.ts";
 import { actors, type ActorRow } from "../src/db/schema.ts";
 
-export function saveActor(db: DbOrTx, row: ActorRow): void {
-  const { id: _id, createdAt: _createdAt, ...changes } = row;
-  db.insert(actors).values(row).onConflictDoUpdate({ target: actors.id, set: changes }).run();
+const p = sql.placeholder;
+
+function prepare(db: DbOrTx) {
+  return {
+    save: db
+      .insert(actors)
+      // finished_at goes through raw SQL: drizzle's timestamp encoder cannot take a null placeholder value.
+      .values({
+        id: p("id"),
+        kind: p("kind"),
+        status: p("status"),
+        state: p("state"),
+        snapshot: p("snapshot"),
+        deadline: p("deadline"),
+        createdAt: p("createdAt"),
+        updatedAt: p("updatedAt"),
+        finishedAt: sql`${p("finishedAt")}`,
+      })
+      .onConflictDoUpdate({
+        target: actors.id,
+        set: {
+          status: sql`excluded.status`,
+          state: sql`excluded.state`,
+          snapshot: sql`excluded.snapshot`,
+          deadline: sql`excluded.deadline`,
+          updatedAt: sql`excluded.updated_at`,
+          finishedAt: sql`excluded.finished_at`,
+        },
+      })
+      .prepare(),
+    find: db.select().from(actors).where(eq(actors.id, p("id"))).prepare(),
+  };
 }
 
-export const findActor = (db: DbOrTx, id: string): ActorRow | undefined =>
-  db.select().from(actors).where(eq(actors.id, id)).get();
+// A transaction shares its database's session (one SQLite connection), so statements are cached per session.
+const prepared = new WeakMap<object, ReturnType<typeof prepare>>();
+function statements(db: DbOrTx) {
+  const session = (db as unknown as { session: object }).session;
+  let cached = prepared.get(session);
+  if (!cached) prepared.set(session, (cached = prepare(db)));
+  return cached;
+}
 
-export const activeActors = (db: DbOrTx): ActorRow[] =>
-  db.select().from(actors).where(eq(actors.status, "active")).all();
+export function saveActor(db: DbOrTx, row: ActorRow): void {
+  statements(db).save.run({ ...row, finishedAt: row.finishedAt?.getTime() ?? null });
+}
+
+export const findActor = (db: DbOrTx, id: string): ActorRow | undefined => statements(db).find.get({ id });
+
+export const activeActors = (db: DbOrTx): ActorRow[] => db.select().from(actors).where(eq(actors.status, "active")).all();
 
 /** Deletes the rows of actors that finished before `before`; returns their ids. */
 export const deleteFinishedBefore = (db: DbOrTx, kind: string, before: Date): string[] =>
