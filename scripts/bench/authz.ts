@@ -60,7 +60,7 @@ async function measure(name: string, count: number, run: (i: number) => Promise<
 }
 
 const inputs = [
-  [planner, "a2a:tasks.send", { data_classification: "internal" }],
+  [planner, "task.send", { data_classification: "internal" }],
   ["spiffe://platform.local/agent/reporter", "catalog:read", {}],
   ["spiffe://platform.local/agent/order-bot", "catalog:write", { data_classification: "confidential" }],
   ["spiffe://elsewhere.example/agent/x", "catalog:read", {}],

@@ -12,7 +12,7 @@ const td = "spiffe://platform.local";
 
 function inputs(n: number): unknown[] {
   const callers = ["agent/planner", "agent/order-bot", "agent/reporter", "service/browser-runner", "agent/unknown"];
-  const actions = ["catalog:read", "catalog:orders.create", "a2a:tasks.send", "vault:check", "vault:read", "health:read", "mcp:tools.call"];
+  const actions = ["catalog:read", "catalog:orders.create", "task.send", "vault:check", "vault:read", "health:read", "mcp:tools.call"];
   const classes = [undefined, "public", "internal", "confidential", "restricted"];
   const out: unknown[] = [];
   for (let i = 0; i < n; i++) {

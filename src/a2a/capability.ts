@@ -4,25 +4,34 @@
  * `<server>.<tool>` when two servers share a tool name): task.send `{type: tool, payload: arguments}` runs the
  * tool through the same call path as MCP, and the tool's result becomes the task's result.
  */
+import { securityOf } from "../authz/capability.ts";
 import type { CapabilityFactory } from "../capability.ts";
 import type { Config } from "../config.ts";
+import type { FailureKind } from "../errors.ts";
 import { callTool } from "../mcp/call.ts";
 import type { Tool } from "../mcp/define.ts";
 import type { McpRegistry } from "../mcp/registry.ts";
 import type { Logger } from "../log.ts";
 import { AgentCard, Capability } from "./card.ts";
 import type { TaskHandler } from "./handlers.ts";
+import { RpcCode } from "./errors.ts";
 import { A2AServer } from "./http.ts";
+import { rpcErrorResponse } from "./rpc.ts";
 import { TaskManager } from "./service.ts";
 
-export const a2aCapability: CapabilityFactory = ({ config, log, database, actors, mcp, health }) => {
+export const a2aCapability: CapabilityFactory = (runtime) => {
+  const { config, log, database, actors, mcp, health } = runtime;
   const a2aLog = log.child({ component: "a2a" });
+  // Every call is checked before its handler runs; the caller is who the mTLS front verified, never a header.
+  const security = securityOf(runtime);
   const taskManager = new TaskManager({ actors, db: database.db, log: a2aLog });
   const capabilities: Capability[] = [];
   const cards = new Map<string, AgentCard>();
   const server = new A2AServer({
     agentCard: (origin) => cardFor(config, config.a2a.public_url || origin, capabilities, cards),
     taskManager,
+    authzEnforcer: security.enforcer,
+    identify: security.identify,
     bodyLimit: config.server.body_limit,
     log: a2aLog,
   });
@@ -30,6 +39,8 @@ export const a2aCapability: CapabilityFactory = ({ config, log, database, actors
   return {
     name: "a2a",
     http: server.plugin,
+    // What the runtime catches before /rpc reads a body (an oversized one, a fault) still answers in JSON-RPC.
+    errors: { prefix: "/rpc", render: ({ kind, message, status }) => rpcErrorResponse(rpcCodeOf[kind], message, status) },
     // Tools are read here, not in the factory, so capabilities listed after this one are included too.
     start() {
       for (const { type, tool } of toolTaskTypes(mcp)) {
@@ -39,6 +50,14 @@ export const a2aCapability: CapabilityFactory = ({ config, log, database, actors
       server.recoverInterrupted();
     },
   };
+};
+
+const rpcCodeOf: Record<FailureKind, number> = {
+  NOT_FOUND: RpcCode.MethodNotFound,
+  MALFORMED_JSON: RpcCode.ParseError,
+  VALIDATION: RpcCode.InvalidParams,
+  PAYLOAD_TOO_LARGE: RpcCode.InvalidRequest,
+  INTERNAL: RpcCode.InternalError,
 };
 
 function cardFor(config: Config, url: string, capabilities: Capability[], cards: Map<string, AgentCard>): AgentCard {

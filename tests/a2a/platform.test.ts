@@ -1,6 +1,7 @@
 /** The platform's own agent inside the runtime: each hosted MCP tool is a task type, run exactly as MCP runs it. */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { a2aCapability } from "../../src/a2a/capability.ts";
+import { authzCapability } from "../../src/authz/capability.ts";
 import { loadConfig } from "../../src/config.ts";
 import { createLogger } from "../../src/log.ts";
 import { platformCapability } from "../../src/platform/tools.ts";
@@ -8,7 +9,7 @@ import { startRuntime, type RunningRuntime } from "../../src/runtime.ts";
 import { buildApp } from "../../src/server.ts";
 import { fixtureCapability } from "../fixtures/capability.ts";
 import { tempDir } from "../support/temp.ts";
-import { call, rpc } from "./support.ts";
+import { call, openAuthorization, rpc } from "./support.ts";
 
 const dir = tempDir();
 let runtime: RunningRuntime;
@@ -16,9 +17,14 @@ let built: ReturnType<typeof buildApp>;
 let base = "";
 
 beforeAll(async () => {
-  const config = loadConfig({ env: { PLATFORM_DATA_DIR: dir.path, PLATFORM_A2A__SPIFFE_ID: "spiffe://test.local/platform" } });
+  const config = loadConfig({ env: { PLATFORM_DATA_DIR: dir.path, PLATFORM_A2A__SPIFFE_ID: "spiffe://test.local/platform", ...openAuthorization } });
   // a2a is listed before the fixture: it must still see the fixture's tools.
-  runtime = await startRuntime(config, createLogger({ level: "error", write: () => {} }), [platformCapability, a2aCapability, fixtureCapability]);
+  runtime = await startRuntime(config, createLogger({ level: "error", write: () => {} }), [
+    platformCapability,
+    authzCapability,
+    a2aCapability,
+    fixtureCapability,
+  ]);
   built = buildApp(runtime);
   built.app.listen({ hostname: "127.0.0.1", port: 0 });
   base = `http://127.0.0.1:${built.app.server!.port}`;
@@ -67,4 +73,15 @@ test("the task table and the combined /health agree", async () => {
   const health = await fetch(`${base}/health`).then((r) => r.json() as Promise<any>);
   expect(health.subsystems.a2a).toMatchObject({ status: "ok", taskTypes: expect.arrayContaining(["add", "health"]) });
   expect(health.subsystems.actors.byKind["a2a.task"]).toBeGreaterThan(0);
+});
+
+test("inside the runtime, /rpc answers an oversized body in JSON-RPC too, and keeps serving", async () => {
+  const res = await fetch(`${base}/rpc`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(call("task.send", { type: "add", payload: { a: 1, filler: "x".repeat(2 * 1024 * 1024) } })),
+  });
+  expect(res.status).toBe(413);
+  expect(await res.json()).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32600, message: expect.stringContaining("exceeds") } });
+  expect((await rpc(base, call("task.send", { type: "add", payload: { a: 1, b: 2 } }))).body.result.state).toBe("completed");
 });

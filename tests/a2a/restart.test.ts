@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { A2AClient } from "../../src/a2a/index.ts";
 import { serve } from "../support/cli.ts";
 import { tempDir } from "../support/temp.ts";
-import { call, rpc } from "./support.ts";
+import { call, openAuthorization, rpc } from "./support.ts";
 
 const dir = tempDir();
 const client = new A2AClient({ maxRetries: 0 });
@@ -16,7 +16,7 @@ const withHold = ["bun", join(import.meta.dir, "fixtures/serve-with-hold.ts")];
 
 test("platform serve: a task running at SIGKILL comes back failed as interrupted; finished ones are intact", async () => {
   const dataDir = join(dir.path, "serve");
-  const first = await serve(dataDir, { command: withHold });
+  const first = await serve(dataDir, { command: withHold, env: openAuthorization });
   const done = (await rpc(first.url, call("task.send", { type: "health" }))).body.result;
   expect(done.state).toBe("completed");
   const running = (await rpc(first.url, call("task.send", { type: "hold", blocking: false }))).body.result;
@@ -24,7 +24,7 @@ test("platform serve: a task running at SIGKILL comes back failed as interrupted
   first.proc.kill("SIGKILL");
   expect(await first.proc.exited).not.toBe(0);
 
-  const second = await serve(dataDir, { command: withHold });
+  const second = await serve(dataDir, { command: withHold, env: openAuthorization });
   try {
     const after = (await rpc(second.url, call("task.status", { id: running.id }))).body.result;
     expect(after).toMatchObject({ state: "failed", error: expect.stringContaining("interrupted") });

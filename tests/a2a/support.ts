@@ -1,4 +1,5 @@
 /** A2A test helpers: a standalone server on a free loopback port, JSON-RPC posting, and SSE reading. */
+import { join } from "node:path";
 import { EventSourceParserStream } from "eventsource-parser/stream";
 import type { EventSourceMessage } from "eventsource-parser";
 import { AgentCard, A2AServer, type A2AServerOptions } from "../../src/a2a/index.ts";
@@ -43,3 +44,13 @@ export async function readEvents(response: Response, until: (event: EventSourceM
 
 /** A promise with its resolve, for handlers a test holds open until it lets them go. */
 export const gate = <T = void>() => Promise.withResolvers<T>();
+
+/**
+ * Settings under which the platform's A2A agent lets unidentified callers through: development, the
+ * allow-all development policy, and mTLS not required. Authorization itself is tested in tests/authz.
+ */
+export const openAuthorization = {
+  PLATFORM_ENV: "development",
+  PLATFORM_AUTHORIZATION__POLICY_DIR: join(import.meta.dir, "../../policies/dev"),
+  PLATFORM_IDENTITY__MTLS__REQUIRED: "false",
+};

@@ -22,7 +22,7 @@ const record = (decision: AuditRecord["decision"] = "denied"): AuditRecord => ({
   audit_id: `id-${++n}`,
   caller_spiffe_id: "spiffe://platform.local/agent/a",
   callee_spiffe_id: null,
-  action: "a2a:tasks.send",
+  action: "task.send",
   decision,
   reason: decision === "denied" ? "denied: action not permitted for caller" : "allowed: caller capability",
   policy_version: "abc",

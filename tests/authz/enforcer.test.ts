@@ -9,7 +9,7 @@ afterAll(() => servers.forEach((s) => s.stop(true)));
 describe("inbound", () => {
   test("a caller the policy permits is allowed, and the decision is frozen and audited", async () => {
     const { service, recordOf } = enforcer(embedded());
-    const decision = await service.checkInbound(planner, "a2a:tasks.send", { data_classification: "internal" });
+    const decision = await service.checkInbound(planner, "task.send", { data_classification: "internal" });
     expect(decision).toMatchObject({ allowed: true, reason: "allowed: caller capability" });
     expect(Object.isFrozen(decision)).toBe(true);
     expect(() => ((decision as { allowed: boolean }).allowed = false)).toThrow();
@@ -18,7 +18,7 @@ describe("inbound", () => {
       audit_id: decision.auditId,
       caller_spiffe_id: planner,
       callee_spiffe_id: null,
-      action: "a2a:tasks.send",
+      action: "task.send",
       decision: "allowed",
       reason: "allowed: caller capability",
       context: { data_classification: "internal" },
@@ -30,9 +30,9 @@ describe("inbound", () => {
 
   test("a caller without the capability, or from another trust domain, is denied and audited", async () => {
     const { service, recordOf } = enforcer(embedded());
-    const notPermitted = await service.checkInbound(reporter, "a2a:tasks.send");
-    expect(notPermitted).toMatchObject({ allowed: false, reason: "denied: action not permitted for caller (a2a:tasks.send)" });
-    const foreign = await service.checkInbound("spiffe://evil.example/agent/planner", "a2a:tasks.send");
+    const notPermitted = await service.checkInbound(reporter, "task.send");
+    expect(notPermitted).toMatchObject({ allowed: false, reason: "denied: action not permitted for caller (task.send)" });
+    const foreign = await service.checkInbound("spiffe://evil.example/agent/planner", "task.send");
     expect(foreign.allowed).toBe(false);
     expect(foreign.reason).toContain("different trust domains");
     expect(await recordOf(foreign.auditId)).toMatchObject({ decision: "denied", caller_spiffe_id: "spiffe://evil.example/agent/planner" });
@@ -49,7 +49,7 @@ describe("inbound", () => {
 
   test("a malformed caller id is denied with a clear reason", async () => {
     const { service } = enforcer(embedded());
-    expect(await service.checkInbound("spiffe://platform.local/../admin", "a2a:tasks.send")).toMatchObject({
+    expect(await service.checkInbound("spiffe://platform.local/../admin", "task.send")).toMatchObject({
       allowed: false,
       reason: "denied: caller_spiffe_id is not a valid SPIFFE id",
     });
@@ -57,20 +57,20 @@ describe("inbound", () => {
 
   test("requiresPeer and capability markers are enforced on top of policy", async () => {
     const { service } = enforcer(embedded());
-    const onlyOrderBots = { ...capability("a2a:tasks.send"), ...requiresPeer(`${td}/agent/order-bot`) };
-    const wrongPeer = await service.checkInbound(planner, "a2a:tasks.send", {}, onlyOrderBots);
+    const onlyOrderBots = { ...capability("task.send"), ...requiresPeer(`${td}/agent/order-bot`) };
+    const wrongPeer = await service.checkInbound(planner, "task.send", {}, onlyOrderBots);
     expect(wrongPeer).toMatchObject({ allowed: false, reason: expect.stringContaining("not the peer this handler requires") });
-    expect((await service.checkInbound(planner, "a2a:tasks.send", {}, requiresPeer(`${td}/agent/*`))).allowed).toBe(true);
+    expect((await service.checkInbound(planner, "task.send", {}, requiresPeer(`${td}/agent/*`))).allowed).toBe(true);
     // The planner may send tasks, but this handler also needs catalog:write, which it lacks.
-    const noCapability = await service.checkInbound(planner, "a2a:tasks.send", {}, capability("catalog:write"));
+    const noCapability = await service.checkInbound(planner, "task.send", {}, capability("catalog:write"));
     expect(noCapability).toMatchObject({ allowed: false, reason: "denied: action not permitted for caller (catalog:write)" });
     expect((await service.checkInbound(orderBot, "catalog:write", {}, capability("catalog:write"))).allowed).toBe(true);
-    expect((await service.checkInbound(planner, "a2a:tasks.send", {}, requiresPeer("not-an-id/*"))).allowed).toBe(false);
+    expect((await service.checkInbound(planner, "task.send", {}, requiresPeer("not-an-id/*"))).allowed).toBe(false);
   });
 
   test("a context that is not JSON is denied, not thrown", async () => {
     const { service } = enforcer(embedded());
-    const decision = await service.checkInbound(planner, "a2a:tasks.send", { big: 1n });
+    const decision = await service.checkInbound(planner, "task.send", { big: 1n });
     expect(decision).toMatchObject({ allowed: false, reason: "denied: context is not plain JSON" });
   });
 });
@@ -91,7 +91,7 @@ describe("failures deny", () => {
     const engine = policyEngine();
     engine.deleteModule("authz.rego");
     const { service } = enforcer(embedded(engine));
-    expect(await service.checkInbound(planner, "a2a:tasks.send")).toMatchObject({
+    expect(await service.checkInbound(planner, "task.send")).toMatchObject({
       allowed: false,
       reason: "denied: policy package platform.authz is not loaded",
     });
@@ -112,7 +112,7 @@ describe("failures deny", () => {
     const garbage = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (req) => answers[new URL(req.url).pathname.replace("/v1/data/x", "")]!() });
     servers.push(hanging, garbage);
     const decide = async (endpoint: string, timeoutMs = 2000) =>
-      (await enforcer(opaProvider({ endpoint, policyPath: "x", timeoutMs })).service.checkInbound(planner, "a2a:tasks.send")).reason;
+      (await enforcer(opaProvider({ endpoint, policyPath: "x", timeoutMs })).service.checkInbound(planner, "task.send")).reason;
     expect(await decide(closedUrl)).toStartWith("denied: policy engine unreachable:");
     expect(await decide(`http://127.0.0.1:${hanging.port}`, 50)).toBe("denied: policy engine unreachable: no answer within 50 ms");
     const base = `http://127.0.0.1:${garbage.port}`;

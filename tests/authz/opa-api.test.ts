@@ -76,12 +76,12 @@ describe("OPA REST API", () => {
 
 describe("the opa provider against this API decides as embedded does", () => {
   const cases: [string, string, string, Record<string, unknown>][] = [
-    [planner, `${td}/platform`, "a2a:tasks.send", {}],
+    [planner, `${td}/platform`, "task.send", {}],
     [planner, `${td}/platform`, "catalog:read", { data_classification: "confidential" }],
     [planner, `${td}/platform`, "catalog:write", {}],
-    [reporter, `${td}/platform`, "a2a:tasks.send", {}],
+    [reporter, `${td}/platform`, "task.send", {}],
     [reporter, `${td}/platform`, "catalog:read", { data_classification: "internal" }],
-    [reporter, `${td}/platform`, "a2a:tasks.send", { delegated_by: planner }],
+    [reporter, `${td}/platform`, "task.send", { delegated_by: planner }],
     [reporter, `${td}/platform`, "catalog:read", { delegated_by: planner, data_classification: "confidential" }],
     [orderBot, `${td}/platform`, "catalog:write", { data_classification: "confidential" }],
     [orderBot, `${td}/platform`, "catalog:write", { data_classification: "restricted" }],

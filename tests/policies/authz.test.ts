@@ -75,7 +75,7 @@ describe("grants", () => {
   });
 
   test("a named delegate acts with the delegator's capability", () => {
-    const d = decide(request(reporter, "a2a:tasks.send", { delegated_by: planner }));
+    const d = decide(request(reporter, "task.send", { delegated_by: planner }));
     expect(d).toMatchObject({ allow: true, reason: "allowed: delegated capability" });
     expect(d.decision_metadata.delegated_by).toBe(planner);
   });
@@ -83,7 +83,7 @@ describe("grants", () => {
 
 describe("denials", () => {
   test("an action outside the caller's capabilities is denied", () => {
-    expect(decide(request(reporter, "a2a:tasks.send"))).toMatchObject({ allow: false, reason: "denied: action not permitted for caller" });
+    expect(decide(request(reporter, "task.send"))).toMatchObject({ allow: false, reason: "denied: action not permitted for caller" });
   });
 
   test("different trust domains are denied, whatever the capability", () => {
@@ -104,7 +104,7 @@ describe("denials", () => {
   });
 
   test("delegation by a workload that did not name the caller is denied", () => {
-    const d = decide(request(orderBot, "a2a:tasks.send", { delegated_by: planner }));
+    const d = decide(request(orderBot, "task.send", { delegated_by: planner }));
     expect(d).toMatchObject({ allow: false, reason: "denied: delegation not permitted" });
   });
 
@@ -114,11 +114,11 @@ describe("denials", () => {
 
   test("delegation needs the delegate cleared for the data too", () => {
     // planner is cleared for internal data, its delegate reporter only for public
-    expect(decide(request(reporter, "a2a:tasks.send", { delegated_by: planner, data_classification: "internal" })).allow).toBe(false);
+    expect(decide(request(reporter, "task.send", { delegated_by: planner, data_classification: "internal" })).allow).toBe(false);
   });
 
   test("a delegator from another trust domain is refused", () => {
-    const d = decide(request(reporter, "a2a:tasks.send", { delegated_by: "spiffe://partner.example/agent/planner" }));
+    const d = decide(request(reporter, "task.send", { delegated_by: "spiffe://partner.example/agent/planner" }));
     expect(d.allow).toBe(false);
   });
 
