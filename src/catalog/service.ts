@@ -63,6 +63,8 @@ export class CatalogService {
     };
     if (filter.minPriceCents !== undefined && filter.maxPriceCents !== undefined && filter.minPriceCents > filter.maxPriceCents)
       throw invalid([{ field: "minPrice", message: "must not exceed maxPrice" }]);
+    // SQLite reads a LIKE pattern only up to a NUL and the full-text query parser refuses one; no term needs it.
+    if (query.search?.includes("\0")) throw invalid([{ field: "search", message: "must not contain NUL characters" }]);
     return paged(repo.listProducts(this.db, filter, windowOf(query)), query, productView);
   }
 
