@@ -94,6 +94,13 @@ function searchCondition(term: string): SQL {
   return or(sql`${products.name} LIKE ${pattern} ESCAPE '\\'`, sql`${products.description} LIKE ${pattern} ESCAPE '\\'`)!;
 }
 
+/**
+ * Moves whenever the database may have changed: total_changes() counts every row this connection has written
+ * (any table, rolled back or not), data_version moves when another connection or process commits. Coarse, but
+ * never still while a product changed.
+ */
+export const changeMark = (db: DbOrTx): string => db.get<[string]>(sql`SELECT total_changes() || ':' || data_version FROM pragma_data_version`)[0];
+
 /** Takes `quantity` from stock only if that much is there; false (and nothing changed) otherwise. */
 export const reserveStock = (db: DbOrTx, productId: string, quantity: number): boolean =>
   db
