@@ -3,7 +3,7 @@
  * these values. Inputs reject unknown fields; money is a number on the wire and integer cents inside.
  */
 import { t, type Static, type TSchema } from "elysia";
-import type { TProperties } from "@sinclair/typebox";
+import { Type, type TProperties } from "@sinclair/typebox";
 
 /**
  * An object that refuses fields it does not name. `additionalProperties: false` would be silently stripped by
@@ -29,6 +29,11 @@ export const OrderStatus = t.Union([
 ]);
 
 const Uuid = t.String({ format: "uuid" });
+/**
+ * An integer in a reply. Elysia's `t.Integer` also reads numeric text, through a transform that would make every
+ * response run a TypeBox Encode pass; a reply's integers are always numbers, so TypeBox's own is enough.
+ */
+const Count = (options?: Parameters<typeof Type.Integer>[0]) => Type.Integer(options);
 const Timestamp = t.String({ format: "date-time" });
 /** Prices above this would lose cent precision long before they make sense for a shop. */
 export const maxPrice = 1_000_000_000;
@@ -44,7 +49,7 @@ const Paging = {
   page: t.Integer({ minimum: 1, maximum: 1_000_000, default: 1 }),
   limit: t.Integer({ minimum: 1, maximum: 100, default: 20 }),
 };
-export const Pagination = t.Object({ page: t.Integer(), limit: t.Integer(), total: t.Integer(), totalPages: t.Integer() });
+export const Pagination = t.Object({ page: Count(), limit: Count(), total: Count(), totalPages: Count() });
 export const Page = <T extends TSchema>(item: T) => t.Object({ data: t.Array(item), pagination: Pagination });
 export type PageOf<T> = { data: T[]; pagination: Static<typeof Pagination> };
 
@@ -87,6 +92,7 @@ export type ProductPatch = Static<typeof ProductPatch>;
 export const Product = t.Object({
   id: t.String({ description: "uuid" }),
   ...productFields,
+  stock: Count({ minimum: 0 }),
   images: t.Array(t.String({ description: "URI" })),
   createdAt: t.String({ description: "ISO 8601 date-time" }),
   updatedAt: t.String({ description: "ISO 8601 date-time" }),
@@ -157,7 +163,7 @@ export type OrderInput = Static<typeof OrderInput>;
 export const Order = t.Object({
   id: Uuid,
   customerId: Uuid,
-  items: t.Array(t.Object({ productId: Uuid, quantity: t.Integer(), price: t.Number() })),
+  items: t.Array(t.Object({ productId: Uuid, quantity: Count(), price: t.Number() })),
   status: OrderStatus,
   totalAmount: t.Number(),
   shippingAddress: Address,
@@ -178,9 +184,9 @@ export const RefreshInput = Strict({ refreshToken: t.String({ minLength: 1, maxL
 export const Tokens = t.Object({
   tokenType: t.Literal("Bearer"),
   accessToken: t.String(),
-  expiresIn: t.Integer({ description: "Seconds until the access token expires" }),
+  expiresIn: Count({ description: "Seconds until the access token expires" }),
   refreshToken: t.String(),
-  refreshExpiresIn: t.Integer(),
+  refreshExpiresIn: Count(),
   customer: Customer,
 });
 export type Tokens = Static<typeof Tokens>;

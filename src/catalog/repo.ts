@@ -74,13 +74,32 @@ function productWhere({ category, search, minPriceCents, maxPriceCents }: Produc
     minPriceCents === undefined ? undefined : gte(products.priceCents, minPriceCents),
     maxPriceCents === undefined ? undefined : lte(products.priceCents, maxPriceCents),
   ];
-  if (search !== undefined) {
-    // The term is a bound parameter; escaping only stops % and _ in it from acting as wildcards.
-    const pattern = `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    conditions.push(or(sql`${products.name} LIKE ${pattern} ESCAPE '\\'`, sql`${products.description} LIKE ${pattern} ESCAPE '\\'`));
-  }
+  if (search !== undefined) conditions.push(searchCondition(search));
   return and(...conditions);
 }
+
+/**
+ * Products whose name or description contains `term`, ignoring case. The trigram index (migration
+ * 0003_catalog_search) answers terms of 3 or more characters, counted in code points as the index counts them;
+ * a shorter term has no trigram to look up, so it is matched by scanning with LIKE (which folds ASCII case only).
+ */
+function searchCondition(term: string): SQL {
+  if ([...term].length >= 3) {
+    // One double-quoted FTS5 string is one phrase: AND, OR, NEAR(, *, ^ and column names in it are plain text.
+    const phrase = `"${term.replaceAll('"', '""')}"`;
+    return sql`${products}.rowid IN (SELECT rowid FROM catalog_products_search WHERE catalog_products_search MATCH ${phrase})`;
+  }
+  // The term is a bound parameter; escaping only stops % and _ in it from acting as wildcards.
+  const pattern = `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return or(sql`${products.name} LIKE ${pattern} ESCAPE '\\'`, sql`${products.description} LIKE ${pattern} ESCAPE '\\'`)!;
+}
+
+/**
+ * Moves whenever the database may have changed: total_changes() counts every row this connection has written
+ * (any table, rolled back or not), data_version moves when another connection or process commits. Coarse, but
+ * never still while a product changed.
+ */
+export const changeMark = (db: DbOrTx): string => db.get<[string]>(sql`SELECT total_changes() || ':' || data_version FROM pragma_data_version`)[0];
 
 /** Takes `quantity` from stock only if that much is there; false (and nothing changed) otherwise. */
 export const reserveStock = (db: DbOrTx, productId: string, quantity: number): boolean =>

@@ -27,6 +27,7 @@ import type {
   ProductQuery,
 } from "./model.ts";
 import { orderKind, OutOfStock } from "./order-actor.ts";
+import { PageCache } from "./page-cache.ts";
 import * as repo from "./repo.ts";
 import { customerView, orderView, productView, toCents } from "./views.ts";
 
@@ -47,7 +48,12 @@ export interface PlacedOrder {
   replayed: boolean;
 }
 
+/** How many product list pages are kept between writes (a page of 20 products is some 10 KB, of 100 some 50 KB). */
+const keptProductPages = 256;
+
 export class CatalogService {
+  readonly #productPages = new PageCache<PageOf<Product>>(keptProductPages);
+
   constructor(
     readonly db: Db,
     readonly actors: ActorSystem,
@@ -63,7 +69,10 @@ export class CatalogService {
     };
     if (filter.minPriceCents !== undefined && filter.maxPriceCents !== undefined && filter.minPriceCents > filter.maxPriceCents)
       throw invalid([{ field: "minPrice", message: "must not exceed maxPrice" }]);
-    return paged(repo.listProducts(this.db, filter, windowOf(query)), query, productView);
+    // SQLite reads a LIKE pattern only up to a NUL and the full-text query parser refuses one; no term needs it.
+    if (query.search?.includes("\0")) throw invalid([{ field: "search", message: "must not contain NUL characters" }]);
+    const key = JSON.stringify([filter, query.page, query.limit]);
+    return this.#productPages.get(repo.changeMark(this.db), key, () => paged(repo.listProducts(this.db, filter, windowOf(query)), query, productView));
   }
 
   getProduct(id: string): Product {

@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { join } from "node:path";
+import { PageCache } from "../../src/catalog/page-cache.ts";
+import { address, openShop, productInput, type Shop } from "./support.ts";
+
+test("a kept page is served until the mark moves, then everything is computed again", () => {
+  const cache = new PageCache<string>(10);
+  let computed = 0;
+  const page = (mark: string, key: string) => cache.get(mark, key, () => `${key}@${mark}#${++computed}`);
+  expect(page("m1", "a")).toBe("a@m1#1");
+  expect(page("m1", "a")).toBe("a@m1#1");
+  expect(page("m1", "b")).toBe("b@m1#2");
+  expect(page("m2", "a")).toBe("a@m2#3");
+  expect(page("m2", "b")).toBe("b@m2#4");
+});
+
+test("a full cache lets go of the page it has kept longest", () => {
+  const cache = new PageCache<number>(2);
+  let computed = 0;
+  const page = (key: string) => cache.get("m", key, () => ++computed);
+  expect([page("a"), page("b"), page("c")]).toEqual([1, 2, 3]);
+  expect(page("b")).toBe(2);
+  expect(page("c")).toBe(3);
+  expect(page("a")).toBe(4);
+});
+
+let shop: Shop;
+beforeAll(async () => {
+  shop = await openShop();
+});
+afterAll(() => shop.stop());
+
+test("a list reflects writes made by another connection to the same database file", async () => {
+  const { body: lamp } = await shop.json("POST", "/products", { body: productInput({ name: "Brass Lantern", category: "home" }), token: shop.admin.token });
+  const list = () => shop.json("GET", "/products?search=lantern&category=home");
+  expect((await list()).body.data.map((p: { stock: number }) => p.stock)).toEqual([10]);
+
+  // As another process would: its own connection, writing behind the server's back.
+  const other = new Database(join(shop.dataDir, "platform.db"));
+  try {
+    other.run("UPDATE catalog_products SET stock = 4 WHERE id = ?", [lamp.id]);
+    expect((await list()).body.data.map((p: { stock: number }) => p.stock)).toEqual([4]);
+    other.run("UPDATE catalog_products SET name = 'Brass Candle' WHERE id = ?", [lamp.id]);
+    expect((await list()).body.pagination.total).toBe(0);
+    expect((await shop.json("GET", "/products?search=candle&category=home")).body.data.map((p: { id: string }) => p.id)).toEqual([lamp.id]);
+  } finally {
+    other.close();
+  }
+});
+
+test("a list reflects this server's own writes, stock taken by orders included", async () => {
+  const { body: kettle } = await shop.json("POST", "/products", { body: productInput({ name: "Copper Kettle", category: "home" }), token: shop.admin.token });
+  const list = () => shop.json("GET", "/products?search=kettle&category=home");
+  expect((await list()).body.pagination.total).toBe(1);
+  await shop.json("PATCH", `/products/${kettle.id}`, { body: { stock: 2 }, token: shop.admin.token });
+  expect((await list()).body.data[0].stock).toBe(2);
+  const customer = await shop.customer();
+  const order = await shop.json("POST", "/orders", {
+    body: { customerId: customer.id, items: [{ productId: kettle.id, quantity: 1 }], shippingAddress: address },
+    token: customer.token,
+  });
+  expect(order.status).toBe(201);
+  expect((await list()).body.data[0].stock).toBe(1);
+  expect((await shop.call("DELETE", `/products/${kettle.id}`, { token: shop.admin.token })).status).toBe(204);
+  expect((await list()).body.pagination.total).toBe(0);
+});
