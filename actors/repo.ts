@@ -1,16 +1,15 @@
 /**
  * Queries on the `actors` table. Each takes the database or the transaction it should run in. The two that
- * run on every transition are prepared once per connection: building drizzle's SQL anew each time cost more
- * than the write itself.
+ * run on every transition are prepared once per connection (see src/db/prepared.ts).
  */
 import { and, eq, lt, sql } from "drizzle-orm";
 import type { DbOrTx } from "../src/db/client.ts";
+import { preparedOn } from "../src/db/prepared.ts";
 import { actors, type ActorRow } from "../src/db/schema.ts";
 
 const p = sql.placeholder;
 
-function prepare(db: DbOrTx) {
-  return {
+const statements = preparedOn((db) => ({
     save: db
       .insert(actors)
       // finished_at goes through raw SQL: drizzle's timestamp encoder cannot take a null placeholder value.
@@ -38,17 +37,7 @@ function prepare(db: DbOrTx) {
       })
       .prepare(),
     find: db.select().from(actors).where(eq(actors.id, p("id"))).prepare(),
-  };
-}
-
-// A transaction shares its database's session (one SQLite connection), so statements are cached per session.
-const prepared = new WeakMap<object, ReturnType<typeof prepare>>();
-function statements(db: DbOrTx) {
-  const session = (db as unknown as { session: object }).session;
-  let cached = prepared.get(session);
-  if (!cached) prepared.set(session, (cached = prepare(db)));
-  return cached;
-}
+}));
 
 export function saveActor(db: DbOrTx, row: ActorRow): void {
   statements(db).save.run({ ...row, finishedAt: row.finishedAt?.getTime() ?? null });

@@ -23,11 +23,12 @@ async function startServe(command: string[], dataDir: string) {
   const proc = Bun.spawn([...command, "serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", dataDir], {
     stdout: "ignore",
     stderr: "pipe",
-    env: { ...process.env, LOG_LEVEL: "info" },
+    // The setup page gets a free port so that runs never contend for its fixed one.
+    env: { ...process.env, LOG_LEVEL: "info", PLATFORM_VAULT__SETUP_PORT: "0" },
   });
   const stderr = lines(proc.stderr);
   let url: string | undefined;
-  for await (const line of stderr) if ((url = /"url":"([^"]+)"/.exec(line)?.[1])) break;
+  for await (const line of stderr) if (line.includes('"message":"listening"') && (url = /"url":"([^"]+)"/.exec(line)?.[1])) break;
   if (!url) throw new Error("serve exited before listening");
   void drain(stderr); // keep reading so a chatty server never blocks on a full pipe
   const res = await fetch(`${url}/health`);

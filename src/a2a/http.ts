@@ -91,7 +91,7 @@ export class A2AServer {
   }
 
   health() {
-    return { status: "ok" as const, taskTypes: this.handlers.types(), tasks: this.taskManager.listTasks("running").length };
+    return { status: "ok" as const, taskTypes: this.handlers.types(), tasks: this.taskManager.countTasks("running") };
   }
 
   /** Listens on `host:port` (port 0 picks a free one) and resolves with the base URL. */

@@ -1,5 +1,5 @@
 /** Queries on the `a2a_tasks` table. Each takes the database or the transaction it should run in. */
-import { and, desc, eq, inArray, lte, sql, type SQL } from "drizzle-orm";
+import { and, count, desc, eq, inArray, lte, sql, type SQL } from "drizzle-orm";
 import type { Db, DbOrTx } from "../db/client.ts";
 import { a2aTasks, type A2aTaskRow } from "../db/schema.ts";
 import type { TaskState } from "./model.ts";
@@ -7,7 +7,7 @@ import type { TaskState } from "./model.ts";
 const columns = ["id", "type", "state", "contextId", "payload", "messages", "artifacts", "result", "error", "metadata", "revision", "createdAt", "updatedAt"] as const;
 
 /**
- * The two statements every transition runs, prepared once: building and preparing a query each time costs more
+ * The statements every transition (and /health) runs, prepared once: building and preparing a query each time costs more
  * than running it. They run on the connection of `db`, so inside a transaction opened on it they are part of it.
  */
 export function taskStatements(db: Db) {
@@ -15,9 +15,11 @@ export function taskStatements(db: Db) {
   const { id: _id, createdAt: _createdAt, ...changes } = values;
   const upsert = db.insert(a2aTasks).values(values).onConflictDoUpdate({ target: a2aTasks.id, set: changes }).prepare();
   const find = db.select().from(a2aTasks).where(eq(a2aTasks.id, sql.placeholder("id"))).prepare();
+  const inState = db.select({ n: count() }).from(a2aTasks).where(eq(a2aTasks.state, sql.placeholder("state"))).prepare();
   return {
     save: (row: A2aTaskRow): void => void upsert.run(row),
     find: (id: string): A2aTaskRow | undefined => find.get({ id }),
+    count: (state: TaskState): number => inState.get({ state })?.n ?? 0,
   };
 }
 

@@ -120,6 +120,11 @@ export class TaskManager {
   }
 
   /** Tasks newest first, optionally only those in `state` and of `type`. */
+  /** How many tasks are in `state`, without reading them. */
+  countTasks(state: TaskState): number {
+    return this.#rows.count(state);
+  }
+
   listTasks(state?: TaskState, type?: string, filter: { contextId?: string; limit?: number } = {}): Task[] {
     return repo.listTasks(this.#db, { state, type, ...filter }).map(taskOfRow);
   }

@@ -1,5 +1,6 @@
 /** The catalog's queries. Each takes the database or the transaction it should run in. */
 import { and, count, desc, eq, gte, inArray, isNull, lte, or, sql, type SQL } from "drizzle-orm";
+import { preparedOn } from "../db/prepared.ts";
 import type { DbOrTx } from "../db/client.ts";
 import {
   catalogApiKeys as apiKeys,
@@ -25,16 +26,9 @@ const pageOf = <T>(rows: T[], total: number) => ({ rows, total });
 export const insertProduct = (db: DbOrTx, row: ProductRow) => void db.insert(products).values(row).run();
 export const insertProducts = (db: DbOrTx, rows: ProductRow[]) => void db.insert(products).values(rows).run();
 
-// The hottest read: prepared once per database, so a lookup skips building its SQL again.
-const productById = new WeakMap<DbOrTx, { get(values: { id: string }): ProductRow | undefined }>();
-export function findProduct(db: DbOrTx, id: string): ProductRow | undefined {
-  let query = productById.get(db);
-  if (!query) {
-    query = db.select().from(products).where(eq(products.id, sql.placeholder("id"))).prepare();
-    productById.set(db, query);
-  }
-  return query.get({ id });
-}
+// The hottest read: prepared once per connection, so a lookup skips building its SQL again.
+const productById = preparedOn((db) => db.select().from(products).where(eq(products.id, sql.placeholder("id"))).prepare());
+export const findProduct = (db: DbOrTx, id: string): ProductRow | undefined => productById(db).get({ id });
 
 export const findProducts = (db: DbOrTx, ids: string[]): ProductRow[] =>
   db.select().from(products).where(inArray(products.id, ids)).all();

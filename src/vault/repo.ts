@@ -1,5 +1,6 @@
 /** Queries on the vault's tables. Each takes the database or the transaction it should run in. */
 import { and, count, desc, eq, isNull, max, sql } from "drizzle-orm";
+import { preparedOn } from "../db/prepared.ts";
 import type { DbOrTx } from "../db/client.ts";
 import {
   vaultAudit,
@@ -19,22 +20,10 @@ import {
   type VaultServiceRow,
 } from "../db/schema.ts";
 
-/**
- * Statements on the path of every call, prepared once per database handle: building the query each time cost
- * more than running it. A transaction handle gets no cache; it uses the plain query.
- */
-function prepared<T>(build: (db: DbOrTx) => T): (db: DbOrTx) => T {
-  const cache = new WeakMap<object, T>();
-  return (db) => {
-    let statement = cache.get(db);
-    if (!statement) cache.set(db, (statement = build(db)));
-    return statement;
-  };
-}
-const stateQuery = prepared((db) => db.select().from(vaultState).where(eq(vaultState.id, 1)).prepare());
-const serviceQuery = prepared((db) => db.select().from(vaultServices).where(eq(vaultServices.name, sql.placeholder("name"))).prepare());
-const secretQuery = prepared((db) => db.select().from(vaultSecrets).where(eq(vaultSecrets.id, sql.placeholder("id"))).prepare());
-const fingerprintQuery = prepared((db) => db.select({ count: count(), latest: max(vaultSecrets.updatedAt) }).from(vaultSecrets).prepare());
+const stateQuery = preparedOn((db) => db.select().from(vaultState).where(eq(vaultState.id, 1)).prepare());
+const serviceQuery = preparedOn((db) => db.select().from(vaultServices).where(eq(vaultServices.name, sql.placeholder("name"))).prepare());
+const secretQuery = preparedOn((db) => db.select().from(vaultSecrets).where(eq(vaultSecrets.id, sql.placeholder("id"))).prepare());
+const fingerprintQuery = preparedOn((db) => db.select({ count: count(), latest: max(vaultSecrets.updatedAt) }).from(vaultSecrets).prepare());
 
 // --- state and keys ---
 export const readState = (db: DbOrTx) => stateQuery(db).get();
@@ -43,6 +32,8 @@ export function writeState(db: DbOrTx, state: { sealed: boolean; masterVersion: 
   db.insert(vaultState).values(row).onConflictDoUpdate({ target: vaultState.id, set: row }).run();
 }
 export const dataKeys = (db: DbOrTx): VaultDataKeyRow[] => db.select().from(vaultDataKeys).all();
+const dataKeyCount = preparedOn((db) => db.select({ n: count() }).from(vaultDataKeys).prepare());
+export const countDataKeys = (db: DbOrTx): number => dataKeyCount(db).get()?.n ?? 0;
 export const findDataKey = (db: DbOrTx, id: string) => db.select().from(vaultDataKeys).where(eq(vaultDataKeys.id, id)).get();
 export const activeDataKey = (db: DbOrTx) => db.select().from(vaultDataKeys).where(eq(vaultDataKeys.active, true)).get();
 export const insertDataKey = (db: DbOrTx, row: VaultDataKeyRow) => void db.insert(vaultDataKeys).values(row).run();

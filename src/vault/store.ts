@@ -49,15 +49,14 @@ export class SecretStore {
     const state = repo.readState(this.db);
     return {
       initialized: state !== undefined,
-      sealed: this.isSealed(),
+      sealed: this.isSealed(state),
       masterVersion: state?.masterVersion ?? null,
-      dataKeys: repo.dataKeys(this.db).length,
+      dataKeys: repo.countDataKeys(this.db),
     };
   }
 
   /** True when the flag says sealed or this process cannot open the keys; a sealed process forgets its keys. */
-  isSealed(): boolean {
-    const state = repo.readState(this.db);
+  isSealed(state = repo.readState(this.db)): boolean {
     if (!state || state.sealed) {
       this.#forget();
       return true;
