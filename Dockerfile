@@ -6,6 +6,7 @@ COPY package.json bun.lock bunfig.toml tsconfig.json ./
 RUN bun install --frozen-lockfile --production --ignore-scripts
 COPY src ./src
 COPY actors ./actors
+COPY policies ./policies
 COPY scripts/build.ts ./scripts/build.ts
 RUN bun scripts/build.ts --outfile /out/platform
 
