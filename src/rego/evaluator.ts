@@ -16,6 +16,12 @@ export interface EvalOptions extends EvalLimits {
   strictBuiltinErrors: boolean;
 }
 
+/** What a direct (continuation-free) evaluation of an expression found. */
+const HOLDS = 0;
+const FAILS = 1;
+const NOT_DIRECT = 2;
+type Direct = typeof HOLDS | typeof FAILS | typeof NOT_DIRECT;
+
 /** Continuation: called once per solution; returning true stops the search. */
 type K = () => boolean;
 type VK = (v: Value) => boolean;
@@ -65,6 +71,8 @@ class Frame {
 export class Evaluation implements BuiltinContext {
   private steps = 0;
   private depth = 0;
+  /** Slots bound by direct expressions, as (frame values, slot) pairs: see evalBody. */
+  private readonly trail: ((Value | undefined)[] | number)[] = [];
   private now: Num | undefined;
   private readonly root: Context;
 
@@ -127,14 +135,92 @@ export class Evaluation implements BuiltinContext {
 
   // ---- bodies and expressions
 
+  /**
+   * Runs a body from expression `i`. Expressions with at most one solution are evaluated in a loop, their
+   * bindings recorded on the trail and undone when the body returns; only an expression that may backtrack
+   * (iteration, `with`, patterns) continues in continuation-passing style. Most policy bodies never allocate
+   * a continuation.
+   */
   private evalBody(body: Body, i: number, f: Frame, k: K): boolean {
-    if (i === body.length) return k();
-    return this.evalExpr(body[i]!, f, () => this.evalBody(body, i + 1, f, k));
+    const mark = this.trail.length;
+    let r: boolean;
+    for (;;) {
+      if (i === body.length) {
+        r = k();
+        break;
+      }
+      const e = body[i]!;
+      const d = this.evalDirectExpr(e, f);
+      if (d === FAILS) {
+        r = false;
+        break;
+      }
+      if (d === NOT_DIRECT) {
+        const next = i + 1;
+        r = this.evalExpr(e, f, () => this.evalBody(body, next, f, k));
+        break;
+      }
+      i++;
+    }
+    this.undo(mark);
+    return r;
+  }
+
+  private undo(mark: number): void {
+    const trail = this.trail;
+    while (trail.length > mark) {
+      const slot = trail.pop() as number;
+      (trail.pop() as (Value | undefined)[])[slot] = undefined;
+    }
+  }
+
+  private step(e: Expr): void {
+    if (++this.steps > this.options.maxSteps)
+      throw new RegoError("eval_cancel_error", `evaluation exceeded ${this.options.maxSteps} steps`, e.loc);
+  }
+
+  /** Evaluates an expression that has at most one solution without a continuation; NOT_DIRECT otherwise. */
+  private evalDirectExpr(e: Expr, f: Frame): Direct {
+    if (e.compiledWith?.length) return NOT_DIRECT;
+    switch (e.type) {
+      case "term": {
+        const t = e.term;
+        if (t.type === "call" && t.target && t.args.length === t.target.arity + 1) return NOT_DIRECT;
+        if (!this.isDirect(t, f)) return NOT_DIRECT;
+        this.step(e);
+        const v = this.direct(t, f);
+        return (v !== undefined && v !== false) !== e.negated ? HOLDS : FAILS;
+      }
+      case "unify":
+      case "assign": {
+        const { left, right } = e;
+        if (!e.negated) {
+          const target = this.isUnbound(left, f) ? left : this.isUnbound(right, f) ? right : undefined;
+          if (target !== undefined) {
+            const source = target === left ? right : left;
+            if (!this.isDirect(source, f)) return NOT_DIRECT;
+            this.step(e);
+            const v = this.direct(source, f);
+            if (v === undefined) return FAILS;
+            const slot = (target as { slot: number }).slot;
+            f.vals[slot] = v;
+            this.trail.push(f.vals, slot);
+            return HOLDS;
+          }
+        }
+        if (!this.isDirect(left, f) || !this.isDirect(right, f)) return NOT_DIRECT;
+        this.step(e);
+        const a = this.direct(left, f);
+        const b = a === undefined ? undefined : this.direct(right, f);
+        return (b !== undefined && equal(a!, b)) !== e.negated ? HOLDS : FAILS;
+      }
+      default:
+        return NOT_DIRECT;
+    }
   }
 
   private evalExpr(e: Expr, f: Frame, k: K): boolean {
-    if (++this.steps > this.options.maxSteps)
-      throw new RegoError("eval_cancel_error", `evaluation exceeded ${this.options.maxSteps} steps`, e.loc);
+    this.step(e);
     if (e.compiledWith?.length) return this.evalWith(e, e.compiledWith, f, k);
     if (e.negated) {
       let found = false;
