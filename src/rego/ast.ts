@@ -1,3 +1,4 @@
+import type { DocNode } from "./compiler.ts";
 import type { Location } from "./errors.ts";
 import type { Value } from "./values.ts";
 
@@ -27,6 +28,9 @@ export interface RefTerm {
   head: Term;
   path: Term[];
   loc: Location;
+  /** Set by the compiler on a data ref whose first `ruleDepth` path steps name a complete rule. */
+  rule?: DocNode;
+  ruleDepth?: number;
 }
 
 export interface CallTerm {

@@ -15,6 +15,8 @@ export interface CompiledRule {
   value: Term;
   body: Body;
   elses: { value: Term; body: Body }[];
+  /** The constant value of each branch (undefined where a branch computes its value). */
+  constants: (Value | undefined)[];
   slots: number;
   loc: Location;
 }
@@ -136,6 +138,7 @@ export class Compiler {
     for (const [compiled, rule, ctx] of pending) this.resolveRule(compiled, rule, ctx);
     markRules(this.root);
     checkRecursion(this.root);
+    linkRuleRefs(this.root);
     return { root: this.root };
   }
 
@@ -146,6 +149,8 @@ export class Compiler {
     const resolved = this.resolveBody(body, scope, ctx);
     const ordered = orderBody(resolved, new Set(), frame.names);
     const outputs = [...scope.vars.entries()].filter(([n]) => !n.startsWith("_"));
+    const link = refLinker(this.root);
+    for (const e of ordered.body) walkExprTerms(e, link);
     return { body: ordered.body, slots: frame.names.length, outputs };
   }
 
@@ -172,6 +177,7 @@ export class Compiler {
       value: head.value ?? { type: "value", value: true, loc: rule.loc },
       body: rule.body,
       elses: [],
+      constants: [],
       slots: 0,
       loc: rule.loc,
     };
@@ -220,6 +226,7 @@ export class Compiler {
       c.elses.push({ value: elseValue!, body: elseBody });
     }
     c.slots = frame.names.length;
+    c.constants = [c.value, ...c.elses.map((e) => e.value)].map((t) => (t.type === "value" ? t.value : undefined));
   }
 
   // ---- name resolution
@@ -652,14 +659,7 @@ function checkRecursion(root: DocNode): void {
         }
       });
     };
-    for (const r of rulesOf(n)) {
-      for (const t of [...r.args, ...r.keys, r.value]) visitTerm(t);
-      for (const e of r.body) walkExprTerms(e, visitTerm);
-      for (const e of r.elses) {
-        visitTerm(e.value);
-        for (const x of e.body) walkExprTerms(x, visitTerm);
-      }
-    }
+    for (const r of rulesOf(n)) visitRuleTerms(r, visitTerm);
     deps.set(n, out);
   }
   const state = new Map<DocNode, "visiting" | "done">();
@@ -678,6 +678,51 @@ function checkRecursion(root: DocNode): void {
     state.set(n, "done");
   };
   for (const n of all) visit(n);
+}
+
+/**
+ * Points every data ref whose constant prefix names a complete rule (`data.platform.authz.allow`) at the
+ * rule's node, so evaluation reads the rule's value without walking the tree from the root.
+ */
+function linkRuleRefs(root: DocNode): void {
+  const link = refLinker(root);
+  const visit = (n: DocNode) => {
+    if (!n.hasRules) return;
+    for (const r of rulesOf(n)) visitRuleTerms(r, link);
+    for (const c of n.children.values()) visit(c);
+  };
+  visit(root);
+}
+
+function refLinker(root: DocNode): (t: Term) => void {
+  return (t) =>
+    walkTerms(t, (x) => {
+      if (x.type !== "ref" || x.head.type !== "var" || x.head.name !== "data" || x.head.slot !== undefined) return;
+      let node = root;
+      for (let i = 0; i < x.path.length; i++) {
+        const p = x.path[i]!;
+        if (p.type !== "value") return;
+        const next = node.children.get(keyOf(p.value));
+        if (!next?.hasRules) return;
+        node = next;
+        if (node.complete.length || node.defaultRule?.kind === "complete") {
+          x.rule = node;
+          x.ruleDepth = i + 1;
+          return;
+        }
+        if (node.partial.length || node.isFunction) return;
+      }
+    });
+}
+
+/** Visits the top-level terms of a rule: arguments, head, bodies and else branches. */
+function visitRuleTerms(r: CompiledRule, visit: (t: Term) => void): void {
+  for (const t of [...r.args, ...r.keys, r.value]) visit(t);
+  for (const e of r.body) walkExprTerms(e, visit);
+  for (const e of r.elses) {
+    visit(e.value);
+    for (const x of e.body) walkExprTerms(x, visit);
+  }
 }
 
 /** Visits every term (and sub-term) of an expression, nested bodies included. */

@@ -16,6 +16,9 @@ export interface EvalOptions extends EvalLimits {
   strictBuiltinErrors: boolean;
 }
 
+const NO_VALUE = Symbol("undefined");
+const COMPUTING = Symbol("computing");
+
 /** What a direct (continuation-free) evaluation of an expression found. */
 const HOLDS = 0;
 const FAILS = 1;
@@ -33,11 +36,11 @@ interface FunctionOverride {
 
 /** What `with` can change; a new context also starts a fresh cache of rule values. */
 class Context {
-  readonly cache = new Map<DocNode, Value | undefined>();
-  readonly computing = new Set<DocNode>();
+  /** Rule values by node: NO_VALUE when undefined, COMPUTING while being evaluated (recursion). */
+  readonly cache = new Map<DocNode, Value | typeof NO_VALUE | typeof COMPUTING>();
   /** Function results by function and arguments (a function's value depends on nothing else here). */
-  readonly calls = new Map<string, Value | undefined>();
-  private readonly withoutCache = new Map<string, Context>();
+  readonly calls = new Map<string, Value | typeof NO_VALUE>();
+  private withoutCache: Map<string, Context> | undefined;
   constructor(
     readonly input: Value | undefined,
     readonly data: Value,
@@ -47,6 +50,7 @@ class Context {
 
   /** The same context minus one function override (a replacement calls the original). */
   without(key: string): Context {
+    this.withoutCache ??= new Map();
     let c = this.withoutCache.get(key);
     if (!c) {
       const functions = new Map(this.functions);
@@ -428,7 +432,11 @@ export class Evaluation implements BuiltinContext {
       case "call":
         return this.areDirect(t.args, t.args.length, f);
       case "array":
+      case "set":
         return this.areDirect(t.items, t.items.length, f);
+      case "object":
+        for (const [key, value] of t.items) if (!this.isDirect(key, f) || !this.isDirect(value, f)) return false;
+        return true;
       default:
         return false;
     }
@@ -448,6 +456,14 @@ export class Evaluation implements BuiltinContext {
         return t.slot === undefined ? f.ctx.input : f.vals[t.slot];
       case "ref": {
         const head = t.head as Term & { type: "var" };
+        if (t.rule && !f.ctx.overridden) {
+          let v = this.docValue(t.rule, undefined, f.ctx);
+          for (let i = t.ruleDepth!; i < t.path.length && v !== undefined; i++) {
+            const p = t.path[i]!;
+            v = lookup(v, p.type === "value" ? p.value : f.vals[(p as { slot: number }).slot]!);
+          }
+          return v;
+        }
         if (head.slot === undefined && head.name === "data") {
           let v: Value | undefined;
           this.walkDoc(this.tree, f.ctx.data, t.path, 0, f, (x) => ((v = x), true));
@@ -466,6 +482,20 @@ export class Evaluation implements BuiltinContext {
       }
       case "array":
         return this.directArgs(t.items, t.items.length, f);
+      case "set": {
+        const items = this.directArgs(t.items, t.items.length, f);
+        return items && RSet.of(items);
+      }
+      case "object": {
+        const o = new RObject();
+        for (const [kt, vt] of t.items) {
+          const key = this.direct(kt, f);
+          const value = key === undefined ? undefined : this.direct(vt, f);
+          if (value === undefined) return undefined;
+          o.set(key!, value);
+        }
+        return o;
+      }
       default:
         return undefined;
     }
@@ -573,6 +603,10 @@ export class Evaluation implements BuiltinContext {
         return this.walkValue(v, t.path, 0, f, k);
       }
       if (head.name === "input") return f.ctx.input === undefined ? false : this.walkValue(f.ctx.input, t.path, 0, f, k);
+      if (t.rule && !f.ctx.overridden) {
+        const v = this.docValue(t.rule, undefined, f.ctx);
+        return v === undefined ? false : this.walkValue(v, t.path, t.ruleDepth!, f, k);
+      }
       return this.walkDoc(this.tree, f.ctx.data, t.path, 0, f, k);
     }
     return this.evalTerm(head, f, (v) => this.walkValue(v, t.path, 0, f, k));
@@ -624,16 +658,18 @@ export class Evaluation implements BuiltinContext {
     if (ctx.overridden?.has(node)) return base;
     if (!node.hasRules) return base;
     if (node.isFunction) return undefined;
-    if (ctx.cache.has(node)) return ctx.cache.get(node);
-    if (ctx.computing.has(node)) throw new RegoError("rego_recursion_error", `rule ${node.name} is recursive`);
-    ctx.computing.add(node);
+    const cached = ctx.cache.get(node);
+    if (cached === COMPUTING) throw new RegoError("rego_recursion_error", `rule ${node.name} is recursive`);
+    if (cached !== undefined) return cached === NO_VALUE ? undefined : cached;
+    ctx.cache.set(node, COMPUTING);
     let result: Value | undefined;
     try {
       result = this.computeDoc(node, base, ctx);
-    } finally {
-      ctx.computing.delete(node);
+    } catch (e) {
+      ctx.cache.delete(node);
+      throw e;
     }
-    ctx.cache.set(node, result);
+    ctx.cache.set(node, result === undefined ? NO_VALUE : result);
     return result;
   }
 
@@ -698,7 +734,7 @@ export class Evaluation implements BuiltinContext {
     let result: Value | undefined;
     for (const r of node.complete) {
       // A rule whose every branch has the value already found cannot conflict: skip it.
-      if (result !== undefined && constantBranches(r).every((c) => c !== undefined && equal(c, result!))) continue;
+      if (result !== undefined && allEqual(r.constants, result)) continue;
       this.enter(r.loc);
       const f = new Frame(r.slots, ctx);
       this.ruleValues(r, f, (v) => {
@@ -731,11 +767,13 @@ export class Evaluation implements BuiltinContext {
       }
     }
     if (target.kind === "function") {
-      const key = `${target.path}(${args.map(keyOf).join("\0,")}`;
+      let key = target.path;
+      for (const a of args) key += `\0${keyOf(a)}`;
       const calls = f.ctx.calls;
-      if (calls.has(key)) return calls.get(key);
+      const known = calls.get(key);
+      if (known !== undefined) return known === NO_VALUE ? undefined : known;
       const r = this.callFunction(this.functions.get(target.path)!, args, f.ctx, loc);
-      calls.set(key, r);
+      calls.set(key, r === undefined ? NO_VALUE : r);
       return r;
     }
     const b = this.builtins.get(target.name)!;
@@ -756,17 +794,17 @@ export class Evaluation implements BuiltinContext {
     this.enter(loc);
     let result: Value | undefined;
     for (const r of node.functions) {
-      if (result !== undefined && constantBranches(r).every((c) => c !== undefined && equal(c, result!))) continue;
+      if (result !== undefined && allEqual(r.constants, result)) continue;
       const f = new Frame(r.slots, ctx);
-      this.unifyItems(r.args, args, 0, f, () => {
-        this.ruleValues(r, f, (v) => {
-          if (result !== undefined && !equal(result, v))
-            throw new RegoError("eval_conflict_error", `function ${node.name} produced conflicting values for the same inputs`, loc);
-          result = v;
-          return false;
-        });
+      const onValue = (v: Value) => {
+        if (result !== undefined && !equal(result, v))
+          throw new RegoError("eval_conflict_error", `function ${node.name} produced conflicting values for the same inputs`, loc);
+        result = v;
         return false;
-      });
+      };
+      const bound = bindArgs(r.args, args, f);
+      if (bound === HOLDS) this.ruleValues(r, f, onValue);
+      else if (bound === NOT_DIRECT) this.unifyItems(r.args, args, 0, f, () => (this.ruleValues(r, f, onValue), false));
     }
     if (result === undefined && node.defaultRule) {
       const f = new Frame(node.defaultRule.slots, ctx);
@@ -779,9 +817,25 @@ export class Evaluation implements BuiltinContext {
 
 const NO_LOC: Location = { file: "query", row: 1, col: 1 };
 
-/** The constant value of each branch of a rule (undefined where a branch's value is computed). */
-function constantBranches(r: CompiledRule): (Value | undefined)[] {
-  return [r.value, ...r.elses.map((e) => e.value)].map((t) => (t.type === "value" ? t.value : undefined));
+/** Whether every branch's constant value equals `v` (false when a branch computes its value). */
+function allEqual(constants: (Value | undefined)[], v: Value): boolean {
+  for (const c of constants) if (c === undefined || !equal(c, v)) return false;
+  return true;
+}
+
+/** Binds a function's arguments when its parameters are plain variables or constants (the common case). */
+function bindArgs(params: Term[], args: Value[], f: Frame): Direct {
+  for (let i = 0; i < params.length; i++) {
+    const p = params[i]!;
+    if (p.type === "value") {
+      if (!equal(p.value, args[i]!)) return FAILS;
+    } else if (p.type === "var" && p.slot !== undefined) {
+      const cur = f.vals[p.slot];
+      if (cur === undefined) f.vals[p.slot] = args[i]!;
+      else if (!equal(cur, args[i]!)) return FAILS;
+    } else return NOT_DIRECT;
+  }
+  return HOLDS;
 }
 
 /** A copy of `base` with `v` placed at `path` (what `with input.x.y as v` does). */
