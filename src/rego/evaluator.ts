@@ -147,27 +147,28 @@ export class Evaluation implements BuiltinContext {
    */
   private evalBody(body: Body, i: number, f: Frame, k: K): boolean {
     const mark = this.trail.length;
-    let r: boolean;
-    for (;;) {
-      if (i === body.length) {
-        r = k();
-        break;
-      }
-      const e = body[i]!;
-      const d = this.evalDirectExpr(e, f);
-      if (d === FAILS) {
-        r = false;
-        break;
-      }
-      if (d === NOT_DIRECT) {
-        const next = i + 1;
-        r = this.evalExpr(e, f, () => this.evalBody(body, next, f, k));
-        break;
-      }
-      i++;
-    }
+    const j = this.directPrefix(body, i, f);
+    const r = j < 0 ? false : j === body.length ? k() : this.continueAt(body, j, f, k);
     this.undo(mark);
     return r;
+  }
+
+  /**
+   * Evaluates expressions from `i` on while each has at most one solution, binding on the trail. Returns the
+   * index of the first expression that needs backtracking (body.length when none does), or -1 when one failed.
+   */
+  private directPrefix(body: Body, i: number, f: Frame): number {
+    for (; i < body.length; i++) {
+      const d = this.evalDirectExpr(body[i]!, f);
+      if (d === FAILS) return -1;
+      if (d === NOT_DIRECT) return i;
+    }
+    return i;
+  }
+
+  /** Kept apart from evalBody so that only bodies which backtrack pay for a continuation. */
+  private continueAt(body: Body, i: number, f: Frame, k: K): boolean {
+    return this.evalExpr(body[i]!, f, () => this.evalBody(body, i + 1, f, k));
   }
 
   private undo(mark: number): void {
@@ -464,11 +465,7 @@ export class Evaluation implements BuiltinContext {
           }
           return v;
         }
-        if (head.slot === undefined && head.name === "data") {
-          let v: Value | undefined;
-          this.walkDoc(this.tree, f.ctx.data, t.path, 0, f, (x) => ((v = x), true));
-          return v;
-        }
+        if (head.slot === undefined && head.name === "data") return this.dataValue(t.path, f);
         let v = head.slot === undefined ? f.ctx.input : f.vals[head.slot];
         for (const p of t.path) {
           if (v === undefined) return undefined;
@@ -499,6 +496,13 @@ export class Evaluation implements BuiltinContext {
       default:
         return undefined;
     }
+  }
+
+  /** The value at a ground data path (walkDoc calls back at most once for one). */
+  private dataValue(path: Term[], f: Frame): Value | undefined {
+    let v: Value | undefined;
+    this.walkDoc(this.tree, f.ctx.data, path, 0, f, (x) => ((v = x), true));
+    return v;
   }
 
   private directArgs(terms: Term[], n: number, f: Frame): Value[] | undefined {
@@ -719,11 +723,30 @@ export class Evaluation implements BuiltinContext {
     for (const e of r.elses) if (this.branchValues(e.value, e.body, f, onValue)) return;
   }
 
-  /** Whether the branch's body held; a constant value needs only the first solution. */
-  private branchValues(value: Term, body: Body, f: Frame, onValue: (v: Value) => boolean): boolean {
+  /** Whether the branch's body held. A body without backtracking has one solution and needs no continuation. */
+  private branchValues(value: Term, body: Body, f: Frame, onValue: VK): boolean {
+    const mark = this.trail.length;
+    const stop = this.directPrefix(body, 0, f);
+    if (stop === body.length) {
+      if (!this.isDirect(value, f)) this.evalTerm(value, f, onValue);
+      else {
+        const v = this.direct(value, f);
+        if (v !== undefined) onValue(v);
+      }
+    } else if (stop >= 0) {
+      const found = this.branchSolutions(value, body, stop, f, onValue);
+      this.undo(mark);
+      return found;
+    }
+    this.undo(mark);
+    return stop >= 0;
+  }
+
+  /** Every solution of a body from `i` on; a constant value needs only the first. */
+  private branchSolutions(value: Term, body: Body, i: number, f: Frame, onValue: VK): boolean {
     let found = false;
     const single = value.type === "value";
-    this.evalBody(body, 0, f, () => {
+    this.evalBody(body, i, f, () => {
       found = true;
       return this.evalTerm(value, f, onValue) || single;
     });
@@ -732,16 +755,18 @@ export class Evaluation implements BuiltinContext {
 
   private evalComplete(node: DocNode, ctx: Context): Value | undefined {
     let result: Value | undefined;
+    let rule: CompiledRule;
+    const onValue = (v: Value) => {
+      if (result !== undefined && !equal(result, v)) throw new RegoError("eval_conflict_error", `rule ${node.name} produced conflicting values`, rule.loc);
+      result = v;
+      return false;
+    };
     for (const r of node.complete) {
       // A rule whose every branch has the value already found cannot conflict: skip it.
       if (result !== undefined && allEqual(r.constants, result)) continue;
       this.enter(r.loc);
-      const f = new Frame(r.slots, ctx);
-      this.ruleValues(r, f, (v) => {
-        if (result !== undefined && !equal(result, v)) throw new RegoError("eval_conflict_error", `rule ${node.name} produced conflicting values`, r.loc);
-        result = v;
-        return false;
-      });
+      rule = r;
+      this.ruleValues(r, new Frame(r.slots, ctx), onValue);
       this.depth--;
     }
     if (result === undefined && node.defaultRule) {
@@ -793,15 +818,15 @@ export class Evaluation implements BuiltinContext {
   private callFunction(node: DocNode, args: Value[], ctx: Context, loc: Location): Value | undefined {
     this.enter(loc);
     let result: Value | undefined;
+    const onValue = (v: Value) => {
+      if (result !== undefined && !equal(result, v))
+        throw new RegoError("eval_conflict_error", `function ${node.name} produced conflicting values for the same inputs`, loc);
+      result = v;
+      return false;
+    };
     for (const r of node.functions) {
       if (result !== undefined && allEqual(r.constants, result)) continue;
       const f = new Frame(r.slots, ctx);
-      const onValue = (v: Value) => {
-        if (result !== undefined && !equal(result, v))
-          throw new RegoError("eval_conflict_error", `function ${node.name} produced conflicting values for the same inputs`, loc);
-        result = v;
-        return false;
-      };
       const bound = bindArgs(r.args, args, f);
       if (bound === HOLDS) this.ruleValues(r, f, onValue);
       else if (bound === NOT_DIRECT) this.unifyItems(r.args, args, 0, f, () => (this.ruleValues(r, f, onValue), false));
