@@ -1,10 +1,11 @@
+import type { Builtin } from "./builtins/builtin.ts";
 import type { DocNode } from "./compiler.ts";
 import type { Location } from "./errors.ts";
 import type { Value } from "./values.ts";
 
 /** Terms as parsed. The compiler resolves names in place (`Var.slot`, `Call.target`). */
 /** `firstLocal` on comprehensions: slots from this number on are local to them (set by the compiler). */
-export type Term =
+export type Term = (
   | { type: "value"; value: Value; loc: Location }
   | VarTerm
   | RefTerm
@@ -13,7 +14,14 @@ export type Term =
   | { type: "object"; items: [Term, Term][]; loc: Location }
   | CallTerm
   | { type: "arraycomp" | "setcomp"; head: Term; body: Body; loc: Location; firstLocal?: number }
-  | { type: "objectcomp"; key: Term; value: Term; body: Body; loc: Location; firstLocal?: number };
+  | { type: "objectcomp"; key: Term; value: Term; body: Body; loc: Location; firstLocal?: number }
+) & {
+  /**
+   * Set by the compiler: the slots that must be bound for the term to have at most one value, computed
+   * without backtracking (false when it never has: comprehensions, refs that iterate).
+   */
+  needs?: readonly number[] | false;
+};
 
 export interface VarTerm {
   type: "var";
@@ -44,8 +52,8 @@ export interface CallTerm {
 }
 
 export type CallTarget =
-  | { kind: "builtin"; name: string; arity: number }
-  | { kind: "function"; path: string; arity: number };
+  | { kind: "builtin"; name: string; arity: number; builtin: Builtin }
+  | { kind: "function"; path: string; arity: number; node: DocNode };
 
 export interface With {
   target: Term;

@@ -404,12 +404,12 @@ export class Compiler {
       for (const p of userPath) node = node?.children.get(keyOf(p));
       if (node?.isFunction) {
         const rule = node.functions[0] ?? node.defaultRule!;
-        return { kind: "function", path: node.name, arity: rule.args.length };
+        return { kind: "function", path: node.name, arity: rule.args.length, node };
       }
       if (parts[0] === "data" || ctx.roots.has(parts[0] as string)) return undefined;
     }
     const b = this.builtins.get(parts.join("."));
-    return b && { kind: "builtin", name: b.name, arity: b.arity };
+    return b && { kind: "builtin", name: b.name, arity: b.arity, builtin: b };
   }
 }
 
@@ -697,6 +697,7 @@ function linkRuleRefs(root: DocNode): void {
 function refLinker(root: DocNode): (t: Term) => void {
   return (t) =>
     walkTerms(t, (x) => {
+      directNeeds(x);
       if (x.type !== "ref" || x.head.type !== "var" || x.head.name !== "data" || x.head.slot !== undefined) return;
       let node = root;
       for (let i = 0; i < x.path.length; i++) {
@@ -713,6 +714,50 @@ function refLinker(root: DocNode): (t: Term) => void {
         if (node.partial.length || node.isFunction) return;
       }
     });
+}
+
+/** Computes (and records on the term) the slots a term needs bound to be evaluated directly: see Term.needs. */
+function directNeeds(t: Term): readonly number[] | false {
+  if (t.needs !== undefined) return t.needs;
+  const union = (terms: Term[]): number[] | false => {
+    const out: number[] = [];
+    for (const x of terms) {
+      const n = directNeeds(x);
+      if (n === false) return false;
+      for (const s of n) if (!out.includes(s)) out.push(s);
+    }
+    return out;
+  };
+  let needs: readonly number[] | false;
+  switch (t.type) {
+    case "value":
+      needs = [];
+      break;
+    case "var":
+      needs = t.slot !== undefined ? [t.slot] : t.name === "input" ? [] : false;
+      break;
+    case "ref": {
+      const head = t.head;
+      if (head.type !== "var" || (head.slot === undefined && head.name !== "input" && head.name !== "data")) needs = false;
+      else if (t.path.some((p) => p.type !== "value" && !(p.type === "var" && p.slot !== undefined))) needs = false;
+      else needs = union([head.slot === undefined ? { type: "value", value: null, loc: t.loc } : head, ...t.path]);
+      break;
+    }
+    case "call":
+      needs = union(t.args);
+      break;
+    case "array":
+    case "set":
+      needs = union(t.items);
+      break;
+    case "object":
+      needs = union(t.items.flat());
+      break;
+    default:
+      needs = false;
+  }
+  t.needs = needs;
+  return needs;
 }
 
 /** Visits the top-level terms of a rule: arguments, head, bodies and else branches. */

@@ -1,5 +1,5 @@
 import type { Body, CallTarget, CompiledWith, Expr, Term } from "./ast.ts";
-import type { Builtin, BuiltinContext } from "./builtins/builtin.ts";
+import type { BuiltinContext } from "./builtins/builtin.ts";
 import { type CompiledRule, DocNode } from "./compiler.ts";
 import { BuiltinError, RegoError, type Location } from "./errors.ts";
 import { fromBigInt, type Num } from "./numbers.ts";
@@ -38,8 +38,8 @@ interface FunctionOverride {
 class Context {
   /** Rule values by node: NO_VALUE when undefined, COMPUTING while being evaluated (recursion). */
   readonly cache = new Map<DocNode, Value | typeof NO_VALUE | typeof COMPUTING>();
-  /** Function results by function and arguments (a function's value depends on nothing else here). */
-  readonly calls = new Map<string, Value | typeof NO_VALUE>();
+  /** Function results by function, then by the identity of the arguments (nothing else changes them here). */
+  readonly calls = new Map<DocNode, Map<string, Value | typeof NO_VALUE>>();
   private withoutCache: Map<string, Context> | undefined;
   constructor(
     readonly input: Value | undefined,
@@ -82,8 +82,6 @@ export class Evaluation implements BuiltinContext {
 
   constructor(
     private readonly tree: DocNode,
-    private readonly functions: Map<string, DocNode>,
-    private readonly builtins: Map<string, Builtin>,
     data: Value,
     input: Value | undefined,
     private readonly options: EvalOptions,
@@ -421,6 +419,12 @@ export class Evaluation implements BuiltinContext {
 
   /** Whether a term has at most one value and no variable to bind (so no backtracking is needed). */
   private isDirect(t: Term, f: Frame): boolean {
+    const needs = t.needs;
+    if (needs !== undefined) {
+      if (needs === false) return false;
+      for (let i = 0; i < needs.length; i++) if (f.vals[needs[i]!] === undefined) return false;
+      return true;
+    }
     switch (t.type) {
       case "value":
         return true;
@@ -792,16 +796,17 @@ export class Evaluation implements BuiltinContext {
       }
     }
     if (target.kind === "function") {
-      let key = target.path;
-      for (const a of args) key += `\0${keyOf(a)}`;
-      const calls = f.ctx.calls;
+      let calls = f.ctx.calls.get(target.node);
+      if (!calls) f.ctx.calls.set(target.node, (calls = new Map()));
+      let key = args.length ? keyOf(args[0]!) : "";
+      for (let i = 1; i < args.length; i++) key += `\0${keyOf(args[i]!)}`;
       const known = calls.get(key);
       if (known !== undefined) return known === NO_VALUE ? undefined : known;
-      const r = this.callFunction(this.functions.get(target.path)!, args, f.ctx, loc);
+      const r = this.callFunction(target.node, args, f.ctx, loc);
       calls.set(key, r === undefined ? NO_VALUE : r);
       return r;
     }
-    const b = this.builtins.get(target.name)!;
+    const b = target.builtin;
     try {
       return b.fn(args, this);
     } catch (e) {
