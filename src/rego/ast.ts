@@ -39,6 +39,8 @@ export interface RefTerm {
   /** Set by the compiler on a data ref whose first `ruleDepth` path steps name a complete rule. */
   rule?: DocNode;
   ruleDepth?: number;
+  /** Set by the compiler on a data ref that no rule contributes to: a lookup in the data document. */
+  dataOnly?: true;
 }
 
 export interface CallTerm {

@@ -335,9 +335,9 @@ export class Compiler {
       }
       case "array":
       case "set":
-        return { ...t, items: t.items.map((i) => this.resolveTerm(i, scope, ctx)) };
+        return folded({ ...t, items: t.items.map((i) => this.resolveTerm(i, scope, ctx)) });
       case "object":
-        return { ...t, items: t.items.map(([k, v]) => [this.resolveTerm(k, scope, ctx), this.resolveTerm(v, scope, ctx)] as [Term, Term]) };
+        return folded({ ...t, items: t.items.map(([k, v]) => [this.resolveTerm(k, scope, ctx), this.resolveTerm(v, scope, ctx)] as [Term, Term]) });
       case "call": {
         const target = this.callTarget(t, ctx, scope);
         return { ...t, target, args: t.args.map((a) => this.resolveTerm(a, scope, ctx)) };
@@ -441,6 +441,12 @@ export function groundValue(t: Term): Value | undefined {
     default:
       return undefined;
   }
+}
+
+/** A literal made only of constants (`[":"]`, `{"a": 1}`) becomes its value, built once instead of per evaluation. */
+function folded(t: Term): Term {
+  const value = groundValue(t);
+  return value === undefined ? t : { type: "value", value, loc: t.loc };
 }
 
 function nameParts(t: Term): Value[] | undefined {
@@ -682,7 +688,8 @@ function checkRecursion(root: DocNode): void {
 
 /**
  * Points every data ref whose constant prefix names a complete rule (`data.platform.authz.allow`) at the
- * rule's node, so evaluation reads the rule's value without walking the tree from the root.
+ * rule's node, and marks those whose prefix leaves all rules behind (`data.authz.levels`) as plain data,
+ * so evaluation reads either without walking the tree from the root.
  */
 function linkRuleRefs(root: DocNode): void {
   const link = refLinker(root);
@@ -704,7 +711,10 @@ function refLinker(root: DocNode): (t: Term) => void {
         const p = x.path[i]!;
         if (p.type !== "value") return;
         const next = node.children.get(keyOf(p.value));
-        if (!next?.hasRules) return;
+        if (!next?.hasRules) {
+          x.dataOnly = true;
+          return;
+        }
         node = next;
         if (node.complete.length || node.defaultRule?.kind === "complete") {
           x.rule = node;

@@ -469,8 +469,8 @@ export class Evaluation implements BuiltinContext {
           }
           return v;
         }
-        if (head.slot === undefined && head.name === "data") return this.dataValue(t.path, f);
-        let v = head.slot === undefined ? f.ctx.input : f.vals[head.slot];
+        if (head.slot === undefined && head.name === "data" && !t.dataOnly) return this.dataValue(t.path, f);
+        let v = head.slot === undefined ? (head.name === "data" ? f.ctx.data : f.ctx.input) : f.vals[head.slot];
         for (const p of t.path) {
           if (v === undefined) return undefined;
           v = lookup(v, p.type === "value" ? p.value : f.vals[(p as { slot: number }).slot]!);
@@ -611,6 +611,7 @@ export class Evaluation implements BuiltinContext {
         return this.walkValue(v, t.path, 0, f, k);
       }
       if (head.name === "input") return f.ctx.input === undefined ? false : this.walkValue(f.ctx.input, t.path, 0, f, k);
+      if (t.dataOnly) return this.walkValue(f.ctx.data, t.path, 0, f, k);
       if (t.rule && !f.ctx.overridden) {
         const v = this.docValue(t.rule, undefined, f.ctx);
         return v === undefined ? false : this.walkValue(v, t.path, t.ruleDepth!, f, k);
@@ -688,16 +689,15 @@ export class Evaluation implements BuiltinContext {
       for (const r of node.partial) this.evalPartial(r, ctx, (keys, v) => void set.add(v));
       return set;
     }
-    const owned = new Set<RObject | RSet>();
     const result = base instanceof RObject ? base.copy() : new RObject();
-    owned.add(result);
     for (const child of node.children.values()) {
       if (!child.hasRules) continue;
       const v = this.docValue(child, lookup(result, child.key), ctx);
       if (v !== undefined) result.set(child.key, v);
     }
-    for (const r of node.partial) {
-      this.evalPartial(r, ctx, (keys, v) => insert(result, keys, v, r, owned));
+    if (node.partial.length) {
+      const owned = new Set<RObject | RSet>([result]);
+      for (const r of node.partial) this.evalPartial(r, ctx, (keys, v) => insert(result, keys, v, r, owned));
     }
     return result;
   }

@@ -50,6 +50,15 @@ export class RObject {
     }
     return this.sorted;
   }
+  /** Like iterating entries(), without building the pairs when every key is a plain string (the usual case). */
+  forEachEntry(each: (k: Value, v: Value) => void): void {
+    if (this.sorted || this.keys) {
+      for (const [k, v] of this.entries()) each(k, v);
+      return;
+    }
+    // Default sort orders strings by UTF-16 code units, as Rego's order does.
+    for (const k of [...this.values.keys()].sort()) each(k, this.values.get(k)!);
+  }
   keyHash(): string {
     this.hash ??= `{${[...this.values.entries()]
       .sort((a, b) => (a[0] < b[0] ? -1 : 1))
@@ -306,7 +315,9 @@ export function toJS(v: Value): unknown {
       if (v instanceof RSet) return v.values().map(toJS);
       {
         const out: Record<string, unknown> = {};
-        for (const [k, x] of v.entries()) out[typeof k === "string" ? k : toJSON(k)] = toJS(x);
+        v.forEachEntry((k, x) => {
+          out[typeof k === "string" ? k : toJSON(k)] = toJS(x);
+        });
         return out;
       }
   }
