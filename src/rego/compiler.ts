@@ -2,7 +2,7 @@ import type { Body, CallTarget, CompiledWith, Expr, Module, Rule, Term, VarTerm 
 import type { Builtin } from "./builtins/builtin.ts";
 import { RegoError, type Location, type RegoErrorCode } from "./errors.ts";
 import { refText } from "./parser.ts";
-import { keyOf, RObject, RSet, type Value } from "./values.ts";
+import { compare, keyOf, RObject, RSet, type Value } from "./values.ts";
 import { orderBody, orderTerm, termInputs } from "./safety.ts";
 
 export interface CompiledRule {
@@ -30,6 +30,8 @@ export class DocNode {
   defaultRule: CompiledRule | undefined;
   /** Set after compilation: a rule or function sits here or below. */
   hasRules = false;
+  /** Set after compilation: the children with rules, in key order (a document is built in that order). */
+  ruleChildren: DocNode[] = [];
 
   constructor(
     readonly key: Value,
@@ -606,6 +608,7 @@ function markRules(node: DocNode): boolean {
   let has = node.complete.length > 0 || node.partial.length > 0 || node.functions.length > 0 || node.defaultRule !== undefined;
   for (const c of node.children.values()) has = markRules(c) || has;
   node.hasRules = has;
+  node.ruleChildren = [...node.children.values()].filter((c) => c.hasRules).sort((a, b) => compare(a.key, b.key));
   return has;
 }
 

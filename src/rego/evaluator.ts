@@ -690,8 +690,7 @@ export class Evaluation implements BuiltinContext {
       return set;
     }
     const result = base instanceof RObject ? base.copy() : new RObject();
-    for (const child of node.children.values()) {
-      if (!child.hasRules) continue;
+    for (const child of node.ruleChildren) {
       const v = this.docValue(child, lookup(result, child.key), ctx);
       if (v !== undefined) result.set(child.key, v);
     }

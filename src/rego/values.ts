@@ -11,6 +11,9 @@ export class RObject {
   /** Values by key identity (`keyOf`); a key that is not its own identity is kept in `keys`. */
   private values = new Map<string, Value>();
   private keys: Map<string, Value> | undefined;
+  /** Whether the keys are plain strings inserted in increasing order (then entries() needs no sort). */
+  private inOrder = true;
+  private last = "";
   private sorted: [Value, Value][] | undefined;
   private hash: string | undefined;
 
@@ -29,6 +32,8 @@ export class RObject {
   /** Only while the object is being built: values are immutable once shared. */
   set(key: Value, value: Value): void {
     const h = keyOf(key);
+    if (this.inOrder && (h !== key || (this.values.size > 0 && !(h > this.last)))) this.inOrder = false;
+    this.last = h;
     this.values.set(h, value);
     if (h !== key) (this.keys ??= new Map()).set(h, key);
     this.sorted = undefined;
@@ -46,18 +51,9 @@ export class RObject {
     if (!this.sorted) {
       const out: [Value, Value][] = [];
       for (const [h, v] of this.values) out.push([this.keys?.get(h) ?? h, v]);
-      this.sorted = out.sort(byKey);
+      this.sorted = this.inOrder ? out : out.sort(byKey);
     }
     return this.sorted;
-  }
-  /** Like iterating entries(), without building the pairs when every key is a plain string (the usual case). */
-  forEachEntry(each: (k: Value, v: Value) => void): void {
-    if (this.sorted || this.keys) {
-      for (const [k, v] of this.entries()) each(k, v);
-      return;
-    }
-    // Default sort orders strings by UTF-16 code units, as Rego's order does.
-    for (const k of [...this.values.keys()].sort()) each(k, this.values.get(k)!);
   }
   keyHash(): string {
     this.hash ??= `{${[...this.values.entries()]
@@ -70,6 +66,8 @@ export class RObject {
     const o = new RObject();
     o.values = new Map(this.values);
     if (this.keys) o.keys = new Map(this.keys);
+    o.inOrder = this.inOrder;
+    o.last = this.last;
     return o;
   }
 }
@@ -315,9 +313,7 @@ export function toJS(v: Value): unknown {
       if (v instanceof RSet) return v.values().map(toJS);
       {
         const out: Record<string, unknown> = {};
-        v.forEachEntry((k, x) => {
-          out[typeof k === "string" ? k : toJSON(k)] = toJS(x);
-        });
+        for (const [k, x] of v.entries()) out[typeof k === "string" ? k : toJSON(k)] = toJS(x);
         return out;
       }
   }
