@@ -23,7 +23,8 @@ export function embeddedProvider(engine: RegoEngine, policyPath: string): Decisi
   return {
     name: "embedded",
     async evaluate(input) {
-      return { ...engine.evaluate(policyPath, input), version: engine.version };
+      const { result } = engine.evaluate(policyPath, input);
+      return result === undefined ? { version: engine.version } : { result, version: engine.version };
     },
     cacheKey: () => engine.version,
   };

@@ -100,9 +100,13 @@ export class AuthzService implements AuthzEnforcer {
     return this.#finish(request, false, "denied: nothing was checked", version);
   }
 
-  async #ask(input: PolicyInput, contextJson: string): Promise<PolicyAnswer> {
+  /** Not async itself: without a cache the provider's own promise is handed on, with no extra turn of the queue. */
+  #ask(input: PolicyInput, contextJson: string): Promise<PolicyAnswer> {
     const ttl = this.options.cacheTtlMs ?? 0;
-    if (ttl <= 0) return this.options.provider.evaluate(input);
+    return ttl <= 0 ? this.options.provider.evaluate(input) : this.#askCached(input, contextJson, ttl);
+  }
+
+  async #askCached(input: PolicyInput, contextJson: string, ttl: number): Promise<PolicyAnswer> {
     const { caller_spiffe_id, callee_spiffe_id, action } = input;
     const key = `${this.options.provider.cacheKey() ?? "remote"}\0${caller_spiffe_id}\0${callee_spiffe_id}\0${action}\0${contextJson}`;
     const now = Date.now();
@@ -122,10 +126,12 @@ export class AuthzService implements AuthzEnforcer {
     if (result === undefined) return { allowed: false, reason: `denied: policy package ${this.options.policyPath.replaceAll("/", ".")} is not loaded` };
     if (result === null || typeof result !== "object" || Array.isArray(result))
       return { allowed: false, reason: `denied: policy engine answered garbage (result is ${Array.isArray(result) ? "an array" : typeof result}, not an object)` };
-    const { allow, reason, ...extra } = result as Record<string, unknown>;
+    const { allow, reason } = result as Record<string, unknown>;
+    // The rest of the document only goes into the audit record: no record, no copy.
+    const extra = this.options.audit ? rest(result as Record<string, unknown>) : undefined;
     if (typeof allow !== "boolean") return { allowed: false, reason: "denied: policy engine answered garbage (allow is not a boolean)", extra };
     const said = typeof reason === "string" && reason !== "" ? reason : allow ? "allowed by policy" : "denied: no policy rule allows it";
-    return { allowed: allow, reason: allow ? said : `${said} (${action})`, extra: Object.keys(extra).length ? extra : undefined };
+    return { allowed: allow, reason: allow ? said : `${said} (${action})`, extra };
   }
 
   #finish(request: Request, allowed: boolean, reason: string, version: string, extra?: Record<string, unknown>): AuthzDecision {
@@ -147,7 +153,7 @@ export class AuthzService implements AuthzEnforcer {
       };
       audit.write(record);
     }
-    if (!allowed) this.options.log.debug("authorization denied", { auditId: decision.auditId, action: request.action, reason });
+    if (!allowed && this.options.log.enabled("debug")) this.options.log.debug("authorization denied", { auditId: decision.auditId, action: request.action, reason });
     return decision;
   }
 
@@ -174,6 +180,12 @@ interface Request {
   audited: string | null;
   action: string;
   context: AuthzContext;
+}
+
+/** The decision document minus `allow` and `reason`; undefined when nothing is left. */
+function rest(result: Record<string, unknown>): Record<string, unknown> | undefined {
+  const { allow: _allow, reason: _reason, ...extra } = result;
+  return Object.keys(extra).length ? extra : undefined;
 }
 
 /** A JSON-safe copy of the context for the record; a context that is not JSON is recorded as such. */

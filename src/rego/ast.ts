@@ -1,9 +1,11 @@
+import type { Builtin } from "./builtins/builtin.ts";
+import type { DocNode } from "./compiler.ts";
 import type { Location } from "./errors.ts";
 import type { Value } from "./values.ts";
 
 /** Terms as parsed. The compiler resolves names in place (`Var.slot`, `Call.target`). */
 /** `firstLocal` on comprehensions: slots from this number on are local to them (set by the compiler). */
-export type Term =
+export type Term = (
   | { type: "value"; value: Value; loc: Location }
   | VarTerm
   | RefTerm
@@ -12,7 +14,14 @@ export type Term =
   | { type: "object"; items: [Term, Term][]; loc: Location }
   | CallTerm
   | { type: "arraycomp" | "setcomp"; head: Term; body: Body; loc: Location; firstLocal?: number }
-  | { type: "objectcomp"; key: Term; value: Term; body: Body; loc: Location; firstLocal?: number };
+  | { type: "objectcomp"; key: Term; value: Term; body: Body; loc: Location; firstLocal?: number }
+) & {
+  /**
+   * Set by the compiler: the slots that must be bound for the term to have at most one value, computed
+   * without backtracking (false when it never has: comprehensions, refs that iterate).
+   */
+  needs?: readonly number[] | false;
+};
 
 export interface VarTerm {
   type: "var";
@@ -27,6 +36,11 @@ export interface RefTerm {
   head: Term;
   path: Term[];
   loc: Location;
+  /** Set by the compiler on a data ref whose first `ruleDepth` path steps name a complete rule. */
+  rule?: DocNode;
+  ruleDepth?: number;
+  /** Set by the compiler on a data ref that no rule contributes to: a lookup in the data document. */
+  dataOnly?: true;
 }
 
 export interface CallTerm {
@@ -40,8 +54,8 @@ export interface CallTerm {
 }
 
 export type CallTarget =
-  | { kind: "builtin"; name: string; arity: number }
-  | { kind: "function"; path: string; arity: number };
+  | { kind: "builtin"; name: string; arity: number; builtin: Builtin }
+  | { kind: "function"; path: string; arity: number; node: DocNode };
 
 export interface With {
   target: Term;

@@ -2,7 +2,7 @@ import type { Body, CallTarget, CompiledWith, Expr, Module, Rule, Term, VarTerm 
 import type { Builtin } from "./builtins/builtin.ts";
 import { RegoError, type Location, type RegoErrorCode } from "./errors.ts";
 import { refText } from "./parser.ts";
-import { keyOf, RObject, RSet, type Value } from "./values.ts";
+import { compare, keyOf, RObject, RSet, type Value } from "./values.ts";
 import { orderBody, orderTerm, termInputs } from "./safety.ts";
 
 export interface CompiledRule {
@@ -15,6 +15,8 @@ export interface CompiledRule {
   value: Term;
   body: Body;
   elses: { value: Term; body: Body }[];
+  /** The constant value of each branch (undefined where a branch computes its value). */
+  constants: (Value | undefined)[];
   slots: number;
   loc: Location;
 }
@@ -28,6 +30,8 @@ export class DocNode {
   defaultRule: CompiledRule | undefined;
   /** Set after compilation: a rule or function sits here or below. */
   hasRules = false;
+  /** Set after compilation: the children with rules, in key order (a document is built in that order). */
+  ruleChildren: DocNode[] = [];
 
   constructor(
     readonly key: Value,
@@ -136,6 +140,7 @@ export class Compiler {
     for (const [compiled, rule, ctx] of pending) this.resolveRule(compiled, rule, ctx);
     markRules(this.root);
     checkRecursion(this.root);
+    linkRuleRefs(this.root);
     return { root: this.root };
   }
 
@@ -146,6 +151,8 @@ export class Compiler {
     const resolved = this.resolveBody(body, scope, ctx);
     const ordered = orderBody(resolved, new Set(), frame.names);
     const outputs = [...scope.vars.entries()].filter(([n]) => !n.startsWith("_"));
+    const link = refLinker(this.root);
+    for (const e of ordered.body) walkExprTerms(e, link);
     return { body: ordered.body, slots: frame.names.length, outputs };
   }
 
@@ -172,6 +179,7 @@ export class Compiler {
       value: head.value ?? { type: "value", value: true, loc: rule.loc },
       body: rule.body,
       elses: [],
+      constants: [],
       slots: 0,
       loc: rule.loc,
     };
@@ -220,6 +228,7 @@ export class Compiler {
       c.elses.push({ value: elseValue!, body: elseBody });
     }
     c.slots = frame.names.length;
+    c.constants = [c.value, ...c.elses.map((e) => e.value)].map((t) => (t.type === "value" ? t.value : undefined));
   }
 
   // ---- name resolution
@@ -328,9 +337,9 @@ export class Compiler {
       }
       case "array":
       case "set":
-        return { ...t, items: t.items.map((i) => this.resolveTerm(i, scope, ctx)) };
+        return folded({ ...t, items: t.items.map((i) => this.resolveTerm(i, scope, ctx)) });
       case "object":
-        return { ...t, items: t.items.map(([k, v]) => [this.resolveTerm(k, scope, ctx), this.resolveTerm(v, scope, ctx)] as [Term, Term]) };
+        return folded({ ...t, items: t.items.map(([k, v]) => [this.resolveTerm(k, scope, ctx), this.resolveTerm(v, scope, ctx)] as [Term, Term]) });
       case "call": {
         const target = this.callTarget(t, ctx, scope);
         return { ...t, target, args: t.args.map((a) => this.resolveTerm(a, scope, ctx)) };
@@ -397,12 +406,12 @@ export class Compiler {
       for (const p of userPath) node = node?.children.get(keyOf(p));
       if (node?.isFunction) {
         const rule = node.functions[0] ?? node.defaultRule!;
-        return { kind: "function", path: node.name, arity: rule.args.length };
+        return { kind: "function", path: node.name, arity: rule.args.length, node };
       }
       if (parts[0] === "data" || ctx.roots.has(parts[0] as string)) return undefined;
     }
     const b = this.builtins.get(parts.join("."));
-    return b && { kind: "builtin", name: b.name, arity: b.arity };
+    return b && { kind: "builtin", name: b.name, arity: b.arity, builtin: b };
   }
 }
 
@@ -434,6 +443,12 @@ export function groundValue(t: Term): Value | undefined {
     default:
       return undefined;
   }
+}
+
+/** A literal made only of constants (`[":"]`, `{"a": 1}`) becomes its value, built once instead of per evaluation. */
+function folded(t: Term): Term {
+  const value = groundValue(t);
+  return value === undefined ? t : { type: "value", value, loc: t.loc };
 }
 
 function nameParts(t: Term): Value[] | undefined {
@@ -593,6 +608,7 @@ function markRules(node: DocNode): boolean {
   let has = node.complete.length > 0 || node.partial.length > 0 || node.functions.length > 0 || node.defaultRule !== undefined;
   for (const c of node.children.values()) has = markRules(c) || has;
   node.hasRules = has;
+  node.ruleChildren = [...node.children.values()].filter((c) => c.hasRules).sort((a, b) => compare(a.key, b.key));
   return has;
 }
 
@@ -652,14 +668,7 @@ function checkRecursion(root: DocNode): void {
         }
       });
     };
-    for (const r of rulesOf(n)) {
-      for (const t of [...r.args, ...r.keys, r.value]) visitTerm(t);
-      for (const e of r.body) walkExprTerms(e, visitTerm);
-      for (const e of r.elses) {
-        visitTerm(e.value);
-        for (const x of e.body) walkExprTerms(x, visitTerm);
-      }
-    }
+    for (const r of rulesOf(n)) visitRuleTerms(r, visitTerm);
     deps.set(n, out);
   }
   const state = new Map<DocNode, "visiting" | "done">();
@@ -678,6 +687,100 @@ function checkRecursion(root: DocNode): void {
     state.set(n, "done");
   };
   for (const n of all) visit(n);
+}
+
+/**
+ * Points every data ref whose constant prefix names a complete rule (`data.platform.authz.allow`) at the
+ * rule's node, and marks those whose prefix leaves all rules behind (`data.authz.levels`) as plain data,
+ * so evaluation reads either without walking the tree from the root.
+ */
+function linkRuleRefs(root: DocNode): void {
+  const link = refLinker(root);
+  const visit = (n: DocNode) => {
+    if (!n.hasRules) return;
+    for (const r of rulesOf(n)) visitRuleTerms(r, link);
+    for (const c of n.children.values()) visit(c);
+  };
+  visit(root);
+}
+
+function refLinker(root: DocNode): (t: Term) => void {
+  return (t) =>
+    walkTerms(t, (x) => {
+      directNeeds(x);
+      if (x.type !== "ref" || x.head.type !== "var" || x.head.name !== "data" || x.head.slot !== undefined) return;
+      let node = root;
+      for (let i = 0; i < x.path.length; i++) {
+        const p = x.path[i]!;
+        if (p.type !== "value") return;
+        const next = node.children.get(keyOf(p.value));
+        if (!next?.hasRules) {
+          x.dataOnly = true;
+          return;
+        }
+        node = next;
+        if (node.complete.length || node.defaultRule?.kind === "complete") {
+          x.rule = node;
+          x.ruleDepth = i + 1;
+          return;
+        }
+        if (node.partial.length || node.isFunction) return;
+      }
+    });
+}
+
+/** Computes (and records on the term) the slots a term needs bound to be evaluated directly: see Term.needs. */
+function directNeeds(t: Term): readonly number[] | false {
+  if (t.needs !== undefined) return t.needs;
+  const union = (terms: Term[]): number[] | false => {
+    const out: number[] = [];
+    for (const x of terms) {
+      const n = directNeeds(x);
+      if (n === false) return false;
+      for (const s of n) if (!out.includes(s)) out.push(s);
+    }
+    return out;
+  };
+  let needs: readonly number[] | false;
+  switch (t.type) {
+    case "value":
+      needs = [];
+      break;
+    case "var":
+      needs = t.slot !== undefined ? [t.slot] : t.name === "input" ? [] : false;
+      break;
+    case "ref": {
+      const head = t.head;
+      if (head.type !== "var" || (head.slot === undefined && head.name !== "input" && head.name !== "data")) needs = false;
+      else if (t.path.some((p) => p.type !== "value" && !(p.type === "var" && p.slot !== undefined))) needs = false;
+      else needs = union([head.slot === undefined ? { type: "value", value: null, loc: t.loc } : head, ...t.path]);
+      break;
+    }
+    case "call":
+      needs = union(t.args);
+      break;
+    case "array":
+    case "set":
+      needs = union(t.items);
+      break;
+    case "object":
+      needs = union(t.items.flat());
+      break;
+    default:
+      needs = false;
+  }
+  t.needs = needs;
+  return needs;
+}
+
+/** Visits the top-level terms of a rule: arguments, head, bodies and else branches. */
+function visitRuleTerms(r: CompiledRule, visit: (t: Term) => void): void {
+  for (const t of [...r.args, ...r.keys, r.value]) visit(t);
+  for (const e of r.body) walkExprTerms(e, visit);
+  for (const e of r.elses) {
+    visit(e.value);
+    for (const x of e.body) walkExprTerms(x, visit);
+  }
 }
 
 /** Visits every term (and sub-term) of an expression, nested bodies included. */

@@ -1,8 +1,8 @@
 import type { Module } from "./ast.ts";
 import { builtins } from "./builtins/registry.ts";
-import { type CompiledPolicy, Compiler, type DocNode } from "./compiler.ts";
+import { type CompiledPolicy, Compiler } from "./compiler.ts";
 import { RegoError } from "./errors.ts";
-import { type EvalLimits, Evaluation } from "./evaluator.ts";
+import { type EvalLimits, type EvalOptions, Evaluation } from "./evaluator.ts";
 import { tokenize } from "./lexer.ts";
 import { parseModule, parseQuery } from "./parser.ts";
 import { fromJS, RObject, toJS, type Value } from "./values.ts";
@@ -30,12 +30,12 @@ export interface QueryOptions {
 interface PolicySet {
   modules: Map<string, { source: string; parsed: Module }>;
   policy: CompiledPolicy;
-  functions: Map<string, DocNode>;
   data: Value;
   version: string;
 }
 
 const DEFAULT_LIMITS: EvalLimits = { maxSteps: 1_000_000, maxDepth: 200 };
+const MAX_CACHED_PATHS = 1000;
 
 /**
  * An embedded Rego (v1) engine: compile a module set and a data document once, then evaluate
@@ -46,11 +46,15 @@ export class RegoEngine {
   private active: PolicySet;
   private readonly limits: EvalLimits;
   private readonly strict: boolean;
+  private readonly evalOptions: EvalOptions;
   private readonly maxDocumentDepth: number;
+  /** Document paths as asked (`platform/authz`), split once: callers ask for the same few again and again. */
+  private readonly paths = new Map<string, string[]>();
 
   constructor(options: RegoEngineOptions = {}) {
     this.limits = { maxSteps: options.maxSteps ?? DEFAULT_LIMITS.maxSteps, maxDepth: options.maxDepth ?? DEFAULT_LIMITS.maxDepth };
     this.strict = options.strictBuiltinErrors ?? false;
+    this.evalOptions = { ...this.limits, strictBuiltinErrors: this.strict };
     this.maxDocumentDepth = options.maxDocumentDepth ?? 1000;
     this.active = build(new Map(), new RObject());
   }
@@ -99,12 +103,14 @@ export class RegoEngine {
    * `POST /v1/data/<path>` answer: `result` is absent when the document is undefined.
    */
   evaluate(path: string, input?: unknown): { result?: unknown } {
-    const keys = path.split("/").filter((p) => p !== "");
+    let keys = this.paths.get(path);
+    if (!keys) {
+      keys = path.split("/").filter((p) => p !== "");
+      if (this.paths.size >= MAX_CACHED_PATHS) this.paths.clear();
+      this.paths.set(path, keys);
+    }
     const set = this.active;
-    const evaluation = new Evaluation(set.policy.root, set.functions, builtins, set.data, this.toInput(input), {
-      ...this.limits,
-      strictBuiltinErrors: this.strict,
-    });
+    const evaluation = new Evaluation(set.policy.root, set.data, this.toInput(input), this.evalOptions);
     const result = evaluation.document(keys);
     return result === undefined ? {} : { result: toJS(result) };
   }
@@ -118,7 +124,7 @@ export class RegoEngine {
   queryValues(query: string, options: QueryOptions = {}): Record<string, Value>[] {
     const set = this.active;
     const compiled = new Compiler(builtins, set.policy.root).compileQuery(parseQuery(query));
-    const evaluation = new Evaluation(set.policy.root, set.functions, builtins, set.data, this.toInput(options.input), {
+    const evaluation = new Evaluation(set.policy.root, set.data, this.toInput(options.input), {
       ...this.limits,
       strictBuiltinErrors: options.strictBuiltinErrors ?? this.strict,
     });
@@ -138,16 +144,10 @@ export class RegoEngine {
 
 function build(modules: Map<string, { source: string; parsed: Module }>, data: Value): PolicySet {
   const policy = new Compiler(builtins).compile([...modules.values()].map((m) => m.parsed));
-  const functions = new Map<string, DocNode>();
-  const collect = (n: DocNode) => {
-    if (n.isFunction) functions.set(n.name, n);
-    for (const c of n.children.values()) if (c.hasRules) collect(c);
-  };
-  collect(policy.root);
   const hasher = new Bun.CryptoHasher("sha256");
   for (const id of [...modules.keys()].sort()) hasher.update(`${id}\0${modules.get(id)!.source}\0`);
   hasher.update(JSON.stringify(toJS(data), (_, v) => (typeof v === "bigint" ? v.toString() : v)));
-  return { modules, policy, functions, data, version: hasher.digest("hex").slice(0, 16) };
+  return { modules, policy, data, version: hasher.digest("hex").slice(0, 16) };
 }
 
 /** The package a module declares (`platform.authz`), or undefined when the source has no valid header. */

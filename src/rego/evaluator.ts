@@ -1,5 +1,5 @@
 import type { Body, CallTarget, CompiledWith, Expr, Term } from "./ast.ts";
-import type { Builtin, BuiltinContext } from "./builtins/builtin.ts";
+import type { BuiltinContext } from "./builtins/builtin.ts";
 import { type CompiledRule, DocNode } from "./compiler.ts";
 import { BuiltinError, RegoError, type Location } from "./errors.ts";
 import { fromBigInt, type Num } from "./numbers.ts";
@@ -16,6 +16,15 @@ export interface EvalOptions extends EvalLimits {
   strictBuiltinErrors: boolean;
 }
 
+const NO_VALUE = Symbol("undefined");
+const COMPUTING = Symbol("computing");
+
+/** What a direct (continuation-free) evaluation of an expression found. */
+const HOLDS = 0;
+const FAILS = 1;
+const NOT_DIRECT = 2;
+type Direct = typeof HOLDS | typeof FAILS | typeof NOT_DIRECT;
+
 /** Continuation: called once per solution; returning true stops the search. */
 type K = () => boolean;
 type VK = (v: Value) => boolean;
@@ -27,11 +36,11 @@ interface FunctionOverride {
 
 /** What `with` can change; a new context also starts a fresh cache of rule values. */
 class Context {
-  readonly cache = new Map<DocNode, Value | undefined>();
-  readonly computing = new Set<DocNode>();
-  /** Function results by function and arguments (a function's value depends on nothing else here). */
-  readonly calls = new Map<string, Value | undefined>();
-  private readonly withoutCache = new Map<string, Context>();
+  /** Rule values by node: NO_VALUE when undefined, COMPUTING while being evaluated (recursion). */
+  readonly cache = new Map<DocNode, Value | typeof NO_VALUE | typeof COMPUTING>();
+  /** Function results by function, then by the identity of the arguments (nothing else changes them here). */
+  readonly calls = new Map<DocNode, Map<string, Value | typeof NO_VALUE>>();
+  private withoutCache: Map<string, Context> | undefined;
   constructor(
     readonly input: Value | undefined,
     readonly data: Value,
@@ -41,6 +50,7 @@ class Context {
 
   /** The same context minus one function override (a replacement calls the original). */
   without(key: string): Context {
+    this.withoutCache ??= new Map();
     let c = this.withoutCache.get(key);
     if (!c) {
       const functions = new Map(this.functions);
@@ -65,13 +75,13 @@ class Frame {
 export class Evaluation implements BuiltinContext {
   private steps = 0;
   private depth = 0;
+  /** Slots bound by direct expressions, as (frame values, slot) pairs: see evalBody. */
+  private readonly trail: ((Value | undefined)[] | number)[] = [];
   private now: Num | undefined;
   private readonly root: Context;
 
   constructor(
     private readonly tree: DocNode,
-    private readonly functions: Map<string, DocNode>,
-    private readonly builtins: Map<string, Builtin>,
     data: Value,
     input: Value | undefined,
     private readonly options: EvalOptions,
@@ -127,14 +137,93 @@ export class Evaluation implements BuiltinContext {
 
   // ---- bodies and expressions
 
+  /**
+   * Runs a body from expression `i`. Expressions with at most one solution are evaluated in a loop, their
+   * bindings recorded on the trail and undone when the body returns; only an expression that may backtrack
+   * (iteration, `with`, patterns) continues in continuation-passing style. Most policy bodies never allocate
+   * a continuation.
+   */
   private evalBody(body: Body, i: number, f: Frame, k: K): boolean {
-    if (i === body.length) return k();
+    const mark = this.trail.length;
+    const j = this.directPrefix(body, i, f);
+    const r = j < 0 ? false : j === body.length ? k() : this.continueAt(body, j, f, k);
+    this.undo(mark);
+    return r;
+  }
+
+  /**
+   * Evaluates expressions from `i` on while each has at most one solution, binding on the trail. Returns the
+   * index of the first expression that needs backtracking (body.length when none does), or -1 when one failed.
+   */
+  private directPrefix(body: Body, i: number, f: Frame): number {
+    for (; i < body.length; i++) {
+      const d = this.evalDirectExpr(body[i]!, f);
+      if (d === FAILS) return -1;
+      if (d === NOT_DIRECT) return i;
+    }
+    return i;
+  }
+
+  /** Kept apart from evalBody so that only bodies which backtrack pay for a continuation. */
+  private continueAt(body: Body, i: number, f: Frame, k: K): boolean {
     return this.evalExpr(body[i]!, f, () => this.evalBody(body, i + 1, f, k));
   }
 
-  private evalExpr(e: Expr, f: Frame, k: K): boolean {
+  private undo(mark: number): void {
+    const trail = this.trail;
+    while (trail.length > mark) {
+      const slot = trail.pop() as number;
+      (trail.pop() as (Value | undefined)[])[slot] = undefined;
+    }
+  }
+
+  private step(e: Expr): void {
     if (++this.steps > this.options.maxSteps)
       throw new RegoError("eval_cancel_error", `evaluation exceeded ${this.options.maxSteps} steps`, e.loc);
+  }
+
+  /** Evaluates an expression that has at most one solution without a continuation; NOT_DIRECT otherwise. */
+  private evalDirectExpr(e: Expr, f: Frame): Direct {
+    if (e.compiledWith?.length) return NOT_DIRECT;
+    switch (e.type) {
+      case "term": {
+        const t = e.term;
+        if (t.type === "call" && t.target && t.args.length === t.target.arity + 1) return NOT_DIRECT;
+        if (!this.isDirect(t, f)) return NOT_DIRECT;
+        this.step(e);
+        const v = this.direct(t, f);
+        return (v !== undefined && v !== false) !== e.negated ? HOLDS : FAILS;
+      }
+      case "unify":
+      case "assign": {
+        const { left, right } = e;
+        if (!e.negated) {
+          const target = this.isUnbound(left, f) ? left : this.isUnbound(right, f) ? right : undefined;
+          if (target !== undefined) {
+            const source = target === left ? right : left;
+            if (!this.isDirect(source, f)) return NOT_DIRECT;
+            this.step(e);
+            const v = this.direct(source, f);
+            if (v === undefined) return FAILS;
+            const slot = (target as { slot: number }).slot;
+            f.vals[slot] = v;
+            this.trail.push(f.vals, slot);
+            return HOLDS;
+          }
+        }
+        if (!this.isDirect(left, f) || !this.isDirect(right, f)) return NOT_DIRECT;
+        this.step(e);
+        const a = this.direct(left, f);
+        const b = a === undefined ? undefined : this.direct(right, f);
+        return (b !== undefined && equal(a!, b)) !== e.negated ? HOLDS : FAILS;
+      }
+      default:
+        return NOT_DIRECT;
+    }
+  }
+
+  private evalExpr(e: Expr, f: Frame, k: K): boolean {
+    this.step(e);
     if (e.compiledWith?.length) return this.evalWith(e, e.compiledWith, f, k);
     if (e.negated) {
       let found = false;
@@ -330,6 +419,12 @@ export class Evaluation implements BuiltinContext {
 
   /** Whether a term has at most one value and no variable to bind (so no backtracking is needed). */
   private isDirect(t: Term, f: Frame): boolean {
+    const needs = t.needs;
+    if (needs !== undefined) {
+      if (needs === false) return false;
+      for (let i = 0; i < needs.length; i++) if (f.vals[needs[i]!] === undefined) return false;
+      return true;
+    }
     switch (t.type) {
       case "value":
         return true;
@@ -342,7 +437,11 @@ export class Evaluation implements BuiltinContext {
       case "call":
         return this.areDirect(t.args, t.args.length, f);
       case "array":
+      case "set":
         return this.areDirect(t.items, t.items.length, f);
+      case "object":
+        for (const [key, value] of t.items) if (!this.isDirect(key, f) || !this.isDirect(value, f)) return false;
+        return true;
       default:
         return false;
     }
@@ -362,12 +461,16 @@ export class Evaluation implements BuiltinContext {
         return t.slot === undefined ? f.ctx.input : f.vals[t.slot];
       case "ref": {
         const head = t.head as Term & { type: "var" };
-        if (head.slot === undefined && head.name === "data") {
-          let v: Value | undefined;
-          this.walkDoc(this.tree, f.ctx.data, t.path, 0, f, (x) => ((v = x), true));
+        if (t.rule && !f.ctx.overridden) {
+          let v = this.docValue(t.rule, undefined, f.ctx);
+          for (let i = t.ruleDepth!; i < t.path.length && v !== undefined; i++) {
+            const p = t.path[i]!;
+            v = lookup(v, p.type === "value" ? p.value : f.vals[(p as { slot: number }).slot]!);
+          }
           return v;
         }
-        let v = head.slot === undefined ? f.ctx.input : f.vals[head.slot];
+        if (head.slot === undefined && head.name === "data" && !t.dataOnly) return this.dataValue(t.path, f);
+        let v = head.slot === undefined ? (head.name === "data" ? f.ctx.data : f.ctx.input) : f.vals[head.slot];
         for (const p of t.path) {
           if (v === undefined) return undefined;
           v = lookup(v, p.type === "value" ? p.value : f.vals[(p as { slot: number }).slot]!);
@@ -380,9 +483,30 @@ export class Evaluation implements BuiltinContext {
       }
       case "array":
         return this.directArgs(t.items, t.items.length, f);
+      case "set": {
+        const items = this.directArgs(t.items, t.items.length, f);
+        return items && RSet.of(items);
+      }
+      case "object": {
+        const o = new RObject();
+        for (const [kt, vt] of t.items) {
+          const key = this.direct(kt, f);
+          const value = key === undefined ? undefined : this.direct(vt, f);
+          if (value === undefined) return undefined;
+          o.set(key!, value);
+        }
+        return o;
+      }
       default:
         return undefined;
     }
+  }
+
+  /** The value at a ground data path (walkDoc calls back at most once for one). */
+  private dataValue(path: Term[], f: Frame): Value | undefined {
+    let v: Value | undefined;
+    this.walkDoc(this.tree, f.ctx.data, path, 0, f, (x) => ((v = x), true));
+    return v;
   }
 
   private directArgs(terms: Term[], n: number, f: Frame): Value[] | undefined {
@@ -487,6 +611,11 @@ export class Evaluation implements BuiltinContext {
         return this.walkValue(v, t.path, 0, f, k);
       }
       if (head.name === "input") return f.ctx.input === undefined ? false : this.walkValue(f.ctx.input, t.path, 0, f, k);
+      if (t.dataOnly) return this.walkValue(f.ctx.data, t.path, 0, f, k);
+      if (t.rule && !f.ctx.overridden) {
+        const v = this.docValue(t.rule, undefined, f.ctx);
+        return v === undefined ? false : this.walkValue(v, t.path, t.ruleDepth!, f, k);
+      }
       return this.walkDoc(this.tree, f.ctx.data, t.path, 0, f, k);
     }
     return this.evalTerm(head, f, (v) => this.walkValue(v, t.path, 0, f, k));
@@ -538,16 +667,18 @@ export class Evaluation implements BuiltinContext {
     if (ctx.overridden?.has(node)) return base;
     if (!node.hasRules) return base;
     if (node.isFunction) return undefined;
-    if (ctx.cache.has(node)) return ctx.cache.get(node);
-    if (ctx.computing.has(node)) throw new RegoError("rego_recursion_error", `rule ${node.name} is recursive`);
-    ctx.computing.add(node);
+    const cached = ctx.cache.get(node);
+    if (cached === COMPUTING) throw new RegoError("rego_recursion_error", `rule ${node.name} is recursive`);
+    if (cached !== undefined) return cached === NO_VALUE ? undefined : cached;
+    ctx.cache.set(node, COMPUTING);
     let result: Value | undefined;
     try {
       result = this.computeDoc(node, base, ctx);
-    } finally {
-      ctx.computing.delete(node);
+    } catch (e) {
+      ctx.cache.delete(node);
+      throw e;
     }
-    ctx.cache.set(node, result);
+    ctx.cache.set(node, result === undefined ? NO_VALUE : result);
     return result;
   }
 
@@ -558,16 +689,14 @@ export class Evaluation implements BuiltinContext {
       for (const r of node.partial) this.evalPartial(r, ctx, (keys, v) => void set.add(v));
       return set;
     }
-    const owned = new Set<RObject | RSet>();
     const result = base instanceof RObject ? base.copy() : new RObject();
-    owned.add(result);
-    for (const child of node.children.values()) {
-      if (!child.hasRules) continue;
+    for (const child of node.ruleChildren) {
       const v = this.docValue(child, lookup(result, child.key), ctx);
       if (v !== undefined) result.set(child.key, v);
     }
-    for (const r of node.partial) {
-      this.evalPartial(r, ctx, (keys, v) => insert(result, keys, v, r, owned));
+    if (node.partial.length) {
+      const owned = new Set<RObject | RSet>([result]);
+      for (const r of node.partial) this.evalPartial(r, ctx, (keys, v) => insert(result, keys, v, r, owned));
     }
     return result;
   }
@@ -597,11 +726,30 @@ export class Evaluation implements BuiltinContext {
     for (const e of r.elses) if (this.branchValues(e.value, e.body, f, onValue)) return;
   }
 
-  /** Whether the branch's body held; a constant value needs only the first solution. */
-  private branchValues(value: Term, body: Body, f: Frame, onValue: (v: Value) => boolean): boolean {
+  /** Whether the branch's body held. A body without backtracking has one solution and needs no continuation. */
+  private branchValues(value: Term, body: Body, f: Frame, onValue: VK): boolean {
+    const mark = this.trail.length;
+    const stop = this.directPrefix(body, 0, f);
+    if (stop === body.length) {
+      if (!this.isDirect(value, f)) this.evalTerm(value, f, onValue);
+      else {
+        const v = this.direct(value, f);
+        if (v !== undefined) onValue(v);
+      }
+    } else if (stop >= 0) {
+      const found = this.branchSolutions(value, body, stop, f, onValue);
+      this.undo(mark);
+      return found;
+    }
+    this.undo(mark);
+    return stop >= 0;
+  }
+
+  /** Every solution of a body from `i` on; a constant value needs only the first. */
+  private branchSolutions(value: Term, body: Body, i: number, f: Frame, onValue: VK): boolean {
     let found = false;
     const single = value.type === "value";
-    this.evalBody(body, 0, f, () => {
+    this.evalBody(body, i, f, () => {
       found = true;
       return this.evalTerm(value, f, onValue) || single;
     });
@@ -610,16 +758,18 @@ export class Evaluation implements BuiltinContext {
 
   private evalComplete(node: DocNode, ctx: Context): Value | undefined {
     let result: Value | undefined;
+    let rule: CompiledRule;
+    const onValue = (v: Value) => {
+      if (result !== undefined && !equal(result, v)) throw new RegoError("eval_conflict_error", `rule ${node.name} produced conflicting values`, rule.loc);
+      result = v;
+      return false;
+    };
     for (const r of node.complete) {
       // A rule whose every branch has the value already found cannot conflict: skip it.
-      if (result !== undefined && constantBranches(r).every((c) => c !== undefined && equal(c, result!))) continue;
+      if (result !== undefined && allEqual(r.constants, result)) continue;
       this.enter(r.loc);
-      const f = new Frame(r.slots, ctx);
-      this.ruleValues(r, f, (v) => {
-        if (result !== undefined && !equal(result, v)) throw new RegoError("eval_conflict_error", `rule ${node.name} produced conflicting values`, r.loc);
-        result = v;
-        return false;
-      });
+      rule = r;
+      this.ruleValues(r, new Frame(r.slots, ctx), onValue);
       this.depth--;
     }
     if (result === undefined && node.defaultRule) {
@@ -645,14 +795,17 @@ export class Evaluation implements BuiltinContext {
       }
     }
     if (target.kind === "function") {
-      const key = `${target.path}(${args.map(keyOf).join("\0,")}`;
-      const calls = f.ctx.calls;
-      if (calls.has(key)) return calls.get(key);
-      const r = this.callFunction(this.functions.get(target.path)!, args, f.ctx, loc);
-      calls.set(key, r);
+      let calls = f.ctx.calls.get(target.node);
+      if (!calls) f.ctx.calls.set(target.node, (calls = new Map()));
+      let key = args.length ? keyOf(args[0]!) : "";
+      for (let i = 1; i < args.length; i++) key += `\0${keyOf(args[i]!)}`;
+      const known = calls.get(key);
+      if (known !== undefined) return known === NO_VALUE ? undefined : known;
+      const r = this.callFunction(target.node, args, f.ctx, loc);
+      calls.set(key, r === undefined ? NO_VALUE : r);
       return r;
     }
-    const b = this.builtins.get(target.name)!;
+    const b = target.builtin;
     try {
       return b.fn(args, this);
     } catch (e) {
@@ -669,18 +822,18 @@ export class Evaluation implements BuiltinContext {
   private callFunction(node: DocNode, args: Value[], ctx: Context, loc: Location): Value | undefined {
     this.enter(loc);
     let result: Value | undefined;
+    const onValue = (v: Value) => {
+      if (result !== undefined && !equal(result, v))
+        throw new RegoError("eval_conflict_error", `function ${node.name} produced conflicting values for the same inputs`, loc);
+      result = v;
+      return false;
+    };
     for (const r of node.functions) {
-      if (result !== undefined && constantBranches(r).every((c) => c !== undefined && equal(c, result!))) continue;
+      if (result !== undefined && allEqual(r.constants, result)) continue;
       const f = new Frame(r.slots, ctx);
-      this.unifyItems(r.args, args, 0, f, () => {
-        this.ruleValues(r, f, (v) => {
-          if (result !== undefined && !equal(result, v))
-            throw new RegoError("eval_conflict_error", `function ${node.name} produced conflicting values for the same inputs`, loc);
-          result = v;
-          return false;
-        });
-        return false;
-      });
+      const bound = bindArgs(r.args, args, f);
+      if (bound === HOLDS) this.ruleValues(r, f, onValue);
+      else if (bound === NOT_DIRECT) this.unifyItems(r.args, args, 0, f, () => (this.ruleValues(r, f, onValue), false));
     }
     if (result === undefined && node.defaultRule) {
       const f = new Frame(node.defaultRule.slots, ctx);
@@ -693,9 +846,25 @@ export class Evaluation implements BuiltinContext {
 
 const NO_LOC: Location = { file: "query", row: 1, col: 1 };
 
-/** The constant value of each branch of a rule (undefined where a branch's value is computed). */
-function constantBranches(r: CompiledRule): (Value | undefined)[] {
-  return [r.value, ...r.elses.map((e) => e.value)].map((t) => (t.type === "value" ? t.value : undefined));
+/** Whether every branch's constant value equals `v` (false when a branch computes its value). */
+function allEqual(constants: (Value | undefined)[], v: Value): boolean {
+  for (const c of constants) if (c === undefined || !equal(c, v)) return false;
+  return true;
+}
+
+/** Binds a function's arguments when its parameters are plain variables or constants (the common case). */
+function bindArgs(params: Term[], args: Value[], f: Frame): Direct {
+  for (let i = 0; i < params.length; i++) {
+    const p = params[i]!;
+    if (p.type === "value") {
+      if (!equal(p.value, args[i]!)) return FAILS;
+    } else if (p.type === "var" && p.slot !== undefined) {
+      const cur = f.vals[p.slot];
+      if (cur === undefined) f.vals[p.slot] = args[i]!;
+      else if (!equal(cur, args[i]!)) return FAILS;
+    } else return NOT_DIRECT;
+  }
+  return HOLDS;
 }
 
 /** A copy of `base` with `v` placed at `path` (what `with input.x.y as v` does). */

@@ -8,7 +8,12 @@ import { RegoError } from "./errors.ts";
 export type Value = null | boolean | Num | string | Value[] | RObject | RSet;
 
 export class RObject {
-  private readonly map = new Map<string, [Value, Value]>();
+  /** Values by key identity (`keyOf`); a key that is not its own identity is kept in `keys`. */
+  private values = new Map<string, Value>();
+  private keys: Map<string, Value> | undefined;
+  /** Whether the keys are plain strings inserted in increasing order (then entries() needs no sort). */
+  private inOrder = true;
+  private last = "";
   private sorted: [Value, Value][] | undefined;
   private hash: string | undefined;
 
@@ -19,40 +24,61 @@ export class RObject {
   }
 
   get size() {
-    return this.map.size;
+    return this.values.size;
   }
   get(key: Value): Value | undefined {
-    return this.map.get(keyOf(key))?.[1];
+    return this.values.get(keyOf(key));
   }
   /** Only while the object is being built: values are immutable once shared. */
   set(key: Value, value: Value): void {
-    this.map.set(keyOf(key), [key, value]);
+    const h = keyOf(key);
+    if (this.inOrder && (h !== key || (this.values.size > 0 && !(h > this.last)))) this.inOrder = false;
+    this.last = h;
+    this.values.set(h, value);
+    if (h !== key) (this.keys ??= new Map()).set(h, key);
     this.sorted = undefined;
     this.hash = undefined;
   }
   delete(key: Value): void {
-    this.map.delete(keyOf(key));
+    const h = keyOf(key);
+    this.values.delete(h);
+    this.keys?.delete(h);
     this.sorted = undefined;
     this.hash = undefined;
   }
   /** Entries in Rego's key order (the order OPA iterates in). */
   entries(): [Value, Value][] {
-    this.sorted ??= [...this.map.values()].sort((a, b) => compare(a[0], b[0]));
+    if (!this.sorted) {
+      const out: [Value, Value][] = [];
+      for (const [h, v] of this.values) out.push([this.keys?.get(h) ?? h, v]);
+      this.sorted = this.inOrder ? out : out.sort(byKey);
+    }
     return this.sorted;
   }
   keyHash(): string {
-    this.hash ??= `{${[...this.map.entries()]
+    this.hash ??= `{${[...this.values.entries()]
       .sort((a, b) => (a[0] < b[0] ? -1 : 1))
-      .map(([h, [, v]]) => `${encodeKey(h)}:${keyOf(v)}`)
+      .map(([h, v]) => `${encodeKey(h)}:${keyOf(v)}`)
       .join(",")}}`;
     return this.hash;
   }
   copy(): RObject {
     const o = new RObject();
-    for (const [h, e] of this.map) o.map.set(h, e);
+    o.values = new Map(this.values);
+    if (this.keys) o.keys = new Map(this.keys);
+    o.inOrder = this.inOrder;
+    o.last = this.last;
     return o;
   }
 }
+
+/** Object entries by key; string keys (nearly all of them) compare without the general order. */
+const byKey = (a: [Value, Value], b: [Value, Value]) => {
+  const x = a[0];
+  const y = b[0];
+  if (typeof x === "string" && typeof y === "string") return x < y ? -1 : 1;
+  return compare(x, y);
+};
 
 export class RSet {
   private readonly map = new Map<string, Value>();

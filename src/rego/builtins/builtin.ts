@@ -27,11 +27,15 @@ function check<T extends Value>(args: Value[], i: number, want: TypeName, ok: (v
   return v as T;
 }
 
-export const str = (args: Value[], i: number) => check<string>(args, i, "string", (v) => typeof v === "string");
+const isString = (v: Value) => typeof v === "string";
+const isObject = (v: Value) => v instanceof RObject;
+const isSet = (v: Value) => v instanceof RSet;
+
+export const str = (args: Value[], i: number) => check<string>(args, i, "string", isString);
 export const num = (args: Value[], i: number) => check<Num>(args, i, "number", isNumber);
 export const arr = (args: Value[], i: number) => check<Value[]>(args, i, "array", Array.isArray);
-export const obj = (args: Value[], i: number) => check<RObject>(args, i, "object", (v) => v instanceof RObject);
-export const set = (args: Value[], i: number) => check<RSet>(args, i, "set", (v) => v instanceof RSet);
+export const obj = (args: Value[], i: number) => check<RObject>(args, i, "object", isObject);
+export const set = (args: Value[], i: number) => check<RSet>(args, i, "set", isSet);
 
 /** An integer operand as a JS number (indexes, counts, bases). */
 export function int(args: Value[], i: number): number {

@@ -74,23 +74,28 @@ function globDelimiters(v: Value): string[] {
 
 const GLOB_META = /[*?[\]{}\\]/;
 
-/** A glob matcher, cached; patterns without wildcards compare as plain strings. */
+/** A glob matcher, cached by delimiters then pattern (no key is built per call); plain patterns compare as strings. */
 function globMatcher(pattern: string, delimiters: string[]): (s: string) => boolean {
-  const key = `${pattern}\0${delimiters.join("\0")}`;
-  let m = globCache.get(key);
+  const delimiterKey = delimiters.length === 1 ? delimiters[0]! : delimiters.join("\0");
+  let byPattern = globCache.get(delimiterKey);
+  if (!byPattern) {
+    if (globCache.size >= MAX_CACHED) globCache.clear();
+    globCache.set(delimiterKey, (byPattern = new Map()));
+  }
+  let m = byPattern.get(pattern);
   if (!m) {
     if (!GLOB_META.test(pattern)) m = (s) => s === pattern;
     else {
       const re = compiled(globToRegex(pattern, delimiters));
       m = (s) => re.testExact(s);
     }
-    if (globCache.size >= MAX_CACHED) globCache.clear();
-    globCache.set(key, m);
+    if (byPattern.size >= MAX_CACHED) byPattern.clear();
+    byPattern.set(pattern, m);
   }
   return m;
 }
 
-const globCache = new Map<string, (s: string) => boolean>();
+const globCache = new Map<string, Map<string, (s: string) => boolean>>();
 
 export const patternBuiltins = [
   builtin("regex.match", 2, (args) => compiled(str(args, 0)).test(str(args, 1))),

@@ -1,0 +1,90 @@
+/**
+ * What the compiler precomputes for speed (refs linked to their rule or to plain data, constant literals,
+ * directly evaluated bodies with their binding trail, documents built in key order) gives the answers the
+ * general evaluation path gives, including under `with`.
+ */
+import { describe, expect, test } from "bun:test";
+import { RegoEngine } from "../../src/rego/engine.ts";
+
+function engineWith(source: string, data?: unknown): RegoEngine {
+  const engine = new RegoEngine();
+  engine.load([{ id: "p.rego", source }], data);
+  return engine;
+}
+
+describe("refs resolved at compile time", () => {
+  test("a ref linked to a rule still sees `with data` replacing that rule", () => {
+    const engine = engineWith("package p\n\nr := 1\n\nq := r + 1\n\ns := x if x := q with data.p.r as 7\n");
+    expect(engine.evaluate("p", {}).result).toEqual({ r: 1, q: 2, s: 8 });
+  });
+
+  test("a ref into a rule's value reads below the rule", () => {
+    const engine = engineWith('package p\n\ncfg := {"a": {"b": input.x}}\n\nv := cfg.a.b\n\nw := data.p.cfg.a.b\n');
+    expect(engine.evaluate("p", { x: "y" }).result).toMatchObject({ v: "y", w: "y" });
+    expect(engine.evaluate("p/v", {})).toEqual({});
+  });
+
+  test("a ref to plain data sees the data document and `with data` patches of it", () => {
+    const engine = engineWith("package p\n\nv := data.cfg.level\n\nw := x if x := v with data.cfg.level as 3\n", { cfg: { level: 1 } });
+    expect(engine.evaluate("p", {}).result).toEqual({ v: 1, w: 3 });
+    engine.setData({ cfg: { level: 2 } });
+    expect(engine.evaluate("p/v", {}).result).toBe(2);
+  });
+});
+
+describe("constant literals", () => {
+  test("are shared values that built-ins never change", () => {
+    const engine = engineWith('package p\n\na := [1, 2]\n\nb := array.concat(a, [3])\n\nc := object.union({"k": 1}, {"j": 2})\n\nd := {"k": 1}\n');
+    expect(engine.evaluate("p", {}).result).toEqual({ a: [1, 2], b: [1, 2, 3], c: { j: 2, k: 1 }, d: { k: 1 } });
+    expect(engine.evaluate("p/a", {}).result).toEqual([1, 2]);
+  });
+
+  test("still unify against patterns", () => {
+    const engine = engineWith("package p\n\nx := v if [1, v] = [1, input.n]\n\ny if [1, 2] == [1, input.n]\n");
+    expect(engine.evaluate("p", { n: 2 }).result).toEqual({ x: 2, y: true });
+    expect(engine.evaluate("p", { n: 3 }).result).toEqual({ x: 3 });
+  });
+});
+
+describe("bodies evaluated without continuations", () => {
+  test("bindings made directly are undone between iterations", () => {
+    const engine = engineWith("package p\n\nxs contains y if {\n\tsome x in input.items\n\ty := x * 10\n\ty > 10\n}\n");
+    expect(engine.evaluate("p/xs", { items: [1, 2, 3] }).result).toEqual([20, 30]);
+  });
+
+  test("negated and failing direct expressions", () => {
+    const engine = engineWith('package p\n\nok if {\n\tnot input.blocked\n\tinput.role != "guest"\n\tn := count(input.items)\n\tn >= 2\n}\n');
+    expect(engine.evaluate("p/ok", { role: "admin", items: [1, 2] }).result).toBe(true);
+    expect(engine.evaluate("p/ok", { role: "admin", items: [1] })).toEqual({});
+    expect(engine.evaluate("p/ok", { role: "admin", items: [1, 2], blocked: true })).toEqual({});
+    expect(engine.evaluate("p/ok", { role: "guest", items: [1, 2] })).toEqual({});
+  });
+
+  test("function results are kept per arguments within one evaluation", () => {
+    const engine = engineWith("package p\n\nf(x) := x + 1\n\ng(1) := \"one\"\n\ng(x) := \"other\" if x != 1\n\nr := [f(1), f(2), f(1), g(1), g(2)]\n");
+    expect(engine.evaluate("p/r", {}).result).toEqual([2, 3, 2, "one", "other"]);
+  });
+
+  test("a rule body that conflicts across solutions is still an eval_conflict_error", () => {
+    const engine = engineWith("package p\n\nx := v if some v in input.vs\n");
+    expect(engine.evaluate("p/x", { vs: [4] }).result).toBe(4);
+    expect(() => engine.evaluate("p/x", { vs: [4, 5] })).toThrow("conflicting values");
+  });
+});
+
+describe("documents in key order", () => {
+  test("a package document lists its rules in key order whatever their order in the source", () => {
+    const engine = engineWith("package p\n\nzeta := 1\n\nalpha := 2\n\nmid := 3\n");
+    expect(JSON.stringify(engine.evaluate("p", {}).result)).toBe('{"alpha":2,"mid":3,"zeta":1}');
+  });
+
+  test("objects from input iterate in key order", () => {
+    const engine = engineWith("package p\n\nks := [k | some k, _ in input]\n\nvs := [v | some v in input]\n");
+    expect(engine.evaluate("p", { b: 1, c: 3, a: 2 }).result).toEqual({ ks: ["a", "b", "c"], vs: [2, 1, 3] });
+  });
+
+  test("data merged under rules keeps key order", () => {
+    const engine = engineWith("package p\n\nb := 2\n", { p: { c: 3, a: 1 } });
+    expect(JSON.stringify(engine.evaluate("p", {}).result)).toBe('{"a":1,"b":2,"c":3}');
+  });
+});
