@@ -108,7 +108,7 @@ try {
   // The server keeps list pages until the database changes, so this is the cost of computing a page and its total.
   const fresh = [...new Set(terms.flatMap((term) => [3, 4, 5].flatMap((n) => Array.from({ length: Math.max(0, term.length - n + 1) }, (_, at) => term.slice(at, at + n)))))]
     .flatMap((term) => categories.flatMap((category) => [1, 2, 3].map((page) => `${platform}/v2/products?category=${category}&search=${term}&page=${page}`)))
-    .map((url, n, all) => all[(n * 7919) % all.length]!); // 7919 is prime: a fixed shuffle that keeps every url once
+    .map((_, n, all) => all[(n * 7919) % all.length]!); // 7919 is prime: a fixed shuffle that keeps every url once
   let nextFresh = 0;
   const freshUrl = () => {
     if (nextFresh === fresh.length) throw new Error(`only ${fresh.length} distinct searches; lower --seconds or --concurrency`);

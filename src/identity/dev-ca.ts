@@ -7,7 +7,8 @@ import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { SvidError } from "./errors.ts";
 import { parseSpiffeId, parseTrustDomain } from "./spiffe.ts";
-import { createCa, decryptKey, encryptKey, issueSvid, type KeyedCertificate, spiffeIdOfCertificate } from "./x509.ts";
+import { decryptKey, encryptKey, spiffeIdOfCertificate } from "./certificates.ts";
+import { createCa, issueSvid, type KeyedCertificate } from "./x509.ts";
 
 const caYears = 5;
 

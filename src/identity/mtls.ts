@@ -8,7 +8,7 @@ import { connect, type Socket } from "node:net";
 import { createServer, type Server as TlsServer, type TLSSocket } from "node:tls";
 import type { Logger } from "../log.ts";
 import type { SvidSource } from "./svid.ts";
-import { spiffeIdFromAltNames } from "./x509.ts";
+import { spiffeIdFromAltNames } from "./certificates.ts";
 
 export interface Upstream {
   hostname: string;

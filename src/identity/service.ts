@@ -4,7 +4,6 @@
  */
 import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
-import { DevCa, identityPassphrase } from "./dev-ca.ts";
 import { SvidError } from "./errors.ts";
 import { spiffeIdOf } from "./spiffe.ts";
 import { DevSvidSource, FileSvidSource, type SvidSource } from "./svid.ts";
@@ -25,6 +24,8 @@ export async function openSvidSource(config: Config, log: Logger): Promise<SvidS
     return source;
   }
   if (config.environment !== "development") return undefined;
+  // Only development makes certificates, so only development loads the certificate maker.
+  const { DevCa, identityPassphrase } = await import("./dev-ca.ts");
   const passphrase = identityPassphrase({ dataDir: config.data_dir, configured: key_passphrase, development: true });
   const ca = await DevCa.open({ dataDir: config.data_dir, trustDomain: trust_domain, passphrase, create: true });
   return DevSvidSource.start(ca, configuredSpiffeId(config), { log });

@@ -9,7 +9,7 @@ import type { Logger } from "../log.ts";
 import type { DevCa } from "./dev-ca.ts";
 import { SvidError } from "./errors.ts";
 import { peerMatcher } from "./spiffe.ts";
-import { assertKeyMatches, notAfterOf, spiffeIdFromAltNames, spiffeIdOfCertificate } from "./x509.ts";
+import { assertKeyMatches, notAfterOf, spiffeIdFromAltNames, spiffeIdOfCertificate } from "./certificates.ts";
 
 export interface Svid {
   readonly spiffeId: string;

@@ -1,12 +1,12 @@
 /**
- * X.509 SVIDs: a trust-domain CA and leaf certificates whose one URI SAN is the SPIFFE id (ECDSA P-256),
- * made with WebCrypto so the compiled executable needs no external tool. Keys leave here as PKCS#8 PEM,
- * encrypted with a passphrase whenever they are stored.
+ * Making X.509 SVIDs: a trust-domain CA and leaf certificates whose one URI SAN is the SPIFFE id (ECDSA
+ * P-256), made with WebCrypto so the compiled executable needs no external tool. Only the development CA and
+ * `identity issue` make certificates, so only they load this module (and @peculiar/x509); reading
+ * certificates is in certificates.ts, on node:crypto.
  */
 import "./reflect.ts";
-import { createPrivateKey, randomBytes, X509Certificate as NodeCertificate } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import * as x509 from "@peculiar/x509";
-import { SvidError } from "./errors.ts";
 import { parseSpiffeId } from "./spiffe.ts";
 
 x509.cryptoProvider.set(crypto);
@@ -77,47 +77,6 @@ export async function issueSvid(ca: KeyedCertificate, { spiffeId, dnsNames = [],
     ],
   });
   return { certPem: cert.toString("pem"), keyPem: await exportKey(keys.privateKey) };
-}
-
-/** The SPIFFE id an SVID carries: exactly one URI SAN, and it must be a valid SPIFFE id. */
-export function spiffeIdOfCertificate(certPem: string): string {
-  let cert: NodeCertificate;
-  try {
-    cert = new NodeCertificate(certPem);
-  } catch (error) {
-    throw new SvidError(`not a PEM certificate: ${(error as Error).message}`);
-  }
-  return spiffeIdFromAltNames(cert.subjectAltName);
-}
-
-/** Reads the URI SAN out of Node's `subjectaltname` string (`URI:spiffe://td/x, DNS:localhost`). */
-export function spiffeIdFromAltNames(altNames: string | undefined): string {
-  const uris = (altNames ?? "")
-    .split(/,\s*/)
-    .filter((entry) => entry.startsWith("URI:"))
-    .map((entry) => entry.slice(4));
-  if (uris.length !== 1) throw new SvidError(`an SVID carries exactly one URI SAN; this certificate has ${uris.length}`);
-  return parseSpiffeId(uris[0]!).id;
-}
-
-/** Checks that the key belongs to the certificate, so a half-written rotation is never put into service. */
-export function assertKeyMatches(certPem: string, keyPem: string, passphrase?: string): void {
-  const key = createPrivateKey(passphrase === undefined ? keyPem : { key: keyPem, passphrase });
-  if (!new NodeCertificate(certPem).checkPrivateKey(key)) throw new SvidError("the private key does not belong to the certificate");
-}
-
-export const notAfterOf = (certPem: string) => new Date(new NodeCertificate(certPem).validTo);
-
-export function encryptKey(keyPem: string, passphrase: string): string {
-  return createPrivateKey(keyPem).export({ type: "pkcs8", format: "pem", cipher: "aes-256-cbc", passphrase }) as string;
-}
-
-export function decryptKey(encryptedPem: string, passphrase: string): string {
-  try {
-    return createPrivateKey({ key: encryptedPem, passphrase }).export({ type: "pkcs8", format: "pem" }) as string;
-  } catch {
-    throw new SvidError("cannot decrypt the key: wrong passphrase or damaged file");
-  }
 }
 
 async function exportKey(key: CryptoKey): Promise<string> {

@@ -4,12 +4,20 @@
  * tool behaves the same whichever way it is reached.
  */
 import { Value } from "@sinclair/typebox/value";
-import { ErrorCode, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { TObject } from "@sinclair/typebox";
 import type { Logger } from "../log.ts";
 import type { Tool, ToolContext } from "./define.ts";
 
-/** Throws McpError(InvalidParams) for arguments the tool's schema refuses; a failing handler is a result. */
+/**
+ * Arguments a tool's (or prompt's) schema refuses. The MCP server answers it as an invalid-params error; the
+ * A2A path fails the task with its message. Kept free of the MCP SDK so that calling a tool does not load it.
+ */
+export class InvalidArguments extends Error {
+  override name = "InvalidArguments";
+}
+
+/** Throws InvalidArguments for arguments the tool's schema refuses; a failing handler is a result. */
 export async function callTool(tool: Tool, args: unknown, context: ToolContext, log: Logger): Promise<CallToolResult> {
   const valid = checked(tool.input, args, `tool ${tool.name}`);
   const started = performance.now();
@@ -30,7 +38,7 @@ export function checked<S extends TObject>(schema: S, value: unknown, what: stri
   const error = Value.Errors(schema, withDefaults).First();
   if (error) {
     const field = error.path.split("/").filter(Boolean).join(".") || "(arguments)";
-    throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for ${what}: ${field}: ${error.message}`);
+    throw new InvalidArguments(`Invalid arguments for ${what}: ${field}: ${error.message}`);
   }
   return withDefaults as never;
 }

@@ -1,8 +1,11 @@
-/** MCP over Streamable HTTP: `/mcp` for the default server and `/mcp/<server>` for each named one. */
+/**
+ * MCP over Streamable HTTP: `/mcp` for the default server and `/mcp/<server>` for each named one. The MCP SDK
+ * is loaded on the first MCP request, not at start-up: a server that is never asked for MCP never pays for it.
+ */
 import { Elysia } from "elysia";
 import type { Logger } from "../log.ts";
 import type { McpRegistry } from "./registry.ts";
-import { McpSessions } from "./sessions.ts";
+import type { McpSessions } from "./sessions.ts";
 
 export interface McpHttp {
   plugin: Elysia;
@@ -12,15 +15,22 @@ export interface McpHttp {
 }
 
 export function mcpHttp(registry: McpRegistry, defaultServer: string, log: Logger): McpHttp {
-  const byName = new Map(registry.names().map((name) => [name, new McpSessions(registry.get(name)!, log)]));
-  const route = (name: string | undefined, request: Request) => {
-    const sessions = byName.get(name ?? defaultServer);
-    if (!sessions)
+  const open = new Map<string, McpSessions>();
+  let sdk: Promise<typeof import("./sessions.ts")> | undefined;
+  const sessionsOf = async (name: string) => {
+    const { McpSessions } = await (sdk ??= import("./sessions.ts"));
+    let sessions = open.get(name);
+    if (!sessions) open.set(name, (sessions = new McpSessions(registry.get(name)!, log)));
+    return sessions;
+  };
+  const route = async (name: string | undefined, request: Request) => {
+    const server = name ?? defaultServer;
+    if (!registry.get(server))
       return Response.json(
-        { jsonrpc: "2.0", error: { code: -32601, message: `No MCP server named ${name}; have: ${[...byName.keys()].join(", ")}` }, id: null },
+        { jsonrpc: "2.0", error: { code: -32601, message: `No MCP server named ${name}; have: ${registry.names().join(", ")}` }, id: null },
         { status: 404 },
       );
-    return sessions.handle(request);
+    return (await sessionsOf(server)).handle(request);
   };
   const plugin = new Elysia({ name: "mcp.http" })
     // The SDK transport reads the body itself, so Elysia must not parse it.
@@ -32,7 +42,7 @@ export function mcpHttp(registry: McpRegistry, defaultServer: string, log: Logge
     .delete("/mcp/:server", ({ params, request }) => route(params.server, request));
   return {
     plugin: plugin as unknown as Elysia,
-    sessionCounts: () => Object.fromEntries([...byName].map(([name, s]) => [name, s.size])),
-    close: async () => void (await Promise.all([...byName.values()].map((s) => s.close()))),
+    sessionCounts: () => Object.fromEntries(registry.names().map((name) => [name, open.get(name)?.size ?? 0])),
+    close: async () => void (await Promise.all([...open.values()].map((s) => s.close()))),
   };
 }

@@ -15,7 +15,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "../log.ts";
 import type { McpServerSpec } from "./registry.ts";
-import { callTool, checked } from "./call.ts";
+import { callTool, checked, InvalidArguments } from "./call.ts";
 import type { ToolContext } from "./define.ts";
 
 export function createMcpServer(spec: McpServerSpec, log: Logger): Server {
@@ -58,7 +58,7 @@ export function createMcpServer(spec: McpServerSpec, log: Logger): Server {
           });
         },
       };
-      return callTool(tool, request.params.arguments ?? {}, context, toolLog);
+      return asProtocolError(() => callTool(tool, request.params.arguments ?? {}, context, toolLog));
     });
   }
 
@@ -101,8 +101,18 @@ export function createMcpServer(spec: McpServerSpec, log: Logger): Server {
     server.setRequestHandler(GetPromptRequestSchema, async ({ params }) => {
       const prompt = spec.prompts.get(params.name);
       if (!prompt) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${params.name}`);
-      return prompt.get(checked(prompt.arguments, params.arguments ?? {}, `prompt ${prompt.name}`));
+      return asProtocolError(() => prompt.get(checked(prompt.arguments, params.arguments ?? {}, `prompt ${prompt.name}`)));
     });
   }
   return server;
+}
+
+/** Invalid arguments are a protocol fault (invalid params), unlike a tool that fails, which is a result. */
+async function asProtocolError<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof InvalidArguments) throw new McpError(ErrorCode.InvalidParams, error.message);
+    throw error;
+  }
 }

@@ -686,7 +686,7 @@ export class Evaluation implements BuiltinContext {
     if (node.complete.length || node.defaultRule) return this.evalComplete(node, ctx);
     if (node.partial.some((r) => r.multi && r.keys.length === 0)) {
       const set = new RSet();
-      for (const r of node.partial) this.evalPartial(r, ctx, (keys, v) => void set.add(v));
+      for (const r of node.partial) this.evalPartial(r, ctx, (_keys, v) => void set.add(v));
       return set;
     }
     const result = base instanceof RObject ? base.copy() : new RObject();

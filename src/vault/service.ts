@@ -54,7 +54,7 @@ export class VaultService {
   constructor(
     private readonly db: Db,
     actors: ActorSystem,
-    private readonly log: Logger,
+    log: Logger,
     config: Config,
   ) {
     this.config = config.vault;

@@ -24,7 +24,6 @@ export interface Template {
   tokenShapes: string[];
 }
 
-const readMethods: Method[] = ["GET", "HEAD"];
 const allMethods: Method[] = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"];
 const token: CredentialField[] = [{ name: "token", label: "Token", secret: true }];
 const connection: CredentialField[] = [{ name: "url", label: "Connection string", secret: true }];

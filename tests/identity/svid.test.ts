@@ -5,7 +5,7 @@ import { DevCa, identityPassphrase } from "../../src/identity/dev-ca.ts";
 import { SvidError } from "../../src/identity/errors.ts";
 import { MtlsFront } from "../../src/identity/mtls.ts";
 import { DevSvidSource, FileSvidSource, readSvidFiles, type Svid, svidIdentityProvider } from "../../src/identity/svid.ts";
-import { spiffeIdOfCertificate } from "../../src/identity/x509.ts";
+import { spiffeIdOfCertificate } from "../../src/identity/certificates.ts";
 import { createLogger } from "../../src/log.ts";
 import { tempDir } from "../support/temp.ts";
 import { testDomain } from "./support.ts";
