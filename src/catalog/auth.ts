@@ -48,7 +48,8 @@ const secret = (prefix: string) => `${prefix}_${randomBytes(32).toString("base64
 
 export const hashPassword = (password: string) => Bun.password.hash(password, "argon2id");
 // Verified against when the email is unknown, so a wrong email costs as long as a wrong password.
-const decoyHash = await hashPassword(randomUUID());
+// Made on the first login, not at start-up: an argon2id hash takes tens of milliseconds.
+let decoyHash: Promise<string> | undefined;
 
 /** Reads the HS256 key, creating a random one (readable by the owner only) the first time. */
 export function loadSigningKey(config: Config): Uint8Array {
@@ -87,7 +88,7 @@ export class AuthService {
 
   async login(email: string, password: string): Promise<Tokens> {
     const customer = findCustomerByEmail(this.#db, email.trim().toLowerCase());
-    const ok = await Bun.password.verify(password, customer?.passwordHash ?? decoyHash);
+    const ok = await Bun.password.verify(password, customer?.passwordHash ?? (await (decoyHash ??= hashPassword(randomUUID()))));
     if (!customer || !ok) throw unauthorized("Invalid email or password");
     return this.#issue(customer, randomUUID());
   }
