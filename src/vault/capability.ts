@@ -18,8 +18,8 @@ export const vaultCapability = (({ config, log, database, actors, mcp, health })
     })
     .tool(...vaultTools(vault, database.db));
   health.register("vault", () => {
-    const status = vault.store.status();
-    return { status: status.sealed ? "degraded" : "ok", sealed: status.sealed, masterVersion: status.masterVersion };
+    const { sealed, masterVersion } = vault.store.health();
+    return { status: sealed ? "degraded" : "ok", sealed, masterVersion };
   });
 
   let setup: SetupServer | undefined;

@@ -45,6 +45,12 @@ export class SecretStore {
     this.#master = keys;
   }
 
+  /** What /health shows: one read of the state row. */
+  health(): { sealed: boolean; masterVersion: number | null } {
+    const state = repo.readState(this.db);
+    return { sealed: this.isSealed(state), masterVersion: state?.masterVersion ?? null };
+  }
+
   status(): StoreStatus {
     const state = repo.readState(this.db);
     return {
