@@ -30,7 +30,7 @@ async function cli(args: string[], stdin?: string) {
   return out;
 }
 
-/** Starts a child and resolves with the URL it prints on a line containing `http://`. */
+/** Starts a child and resolves with its URL: the platform's `listening` log line, or the bare server's stdout. */
 async function start(command: string[], env: Record<string, string> = {}): Promise<string> {
   const proc = Bun.spawn(command, { env: { ...process.env, ...env }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   children.push(proc);
@@ -41,7 +41,7 @@ async function start(command: string[], env: Record<string, string> = {}): Promi
     const { value, done } = await reader.read();
     if (done) throw new Error(`${command.join(" ")} exited before listening:\n${seen}`);
     seen += decoder.decode(value);
-    const url = seen.match(/(http:\/\/127\.0\.0\.1:\d+)/)?.[1];
+    const url = (env.BENCH_STDOUT ? /(http:\/\/127\.0\.0\.1:\d+)/.exec(seen) : /"message":"listening".*?"url":"(http:\/\/[^"]+)"/.exec(seen))?.[1];
     if (url) {
       void (async () => {
         while (!(await reader.read()).done);
@@ -89,6 +89,7 @@ try {
   const platform = await start(["bun", main, "serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", dataDir, "--log-level", "info"], {
     PLATFORM_CATALOG__RATE_LIMIT_ANONYMOUS: "1000000000",
     PLATFORM_CATALOG__RATE_LIMIT_AUTHENTICATED: "1000000000",
+    PLATFORM_VAULT__SETUP_ENABLED: "false",
   });
   const sample = (await (await fetch(`${platform}/v2/products?limit=100&page=7`)).json()) as { data: { id: string }[] };
   const fixed = JSON.stringify(sample.data[0]);
