@@ -1,31 +1,21 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { loadConfig } from "../src/config.ts";
 import { createLogger } from "../src/log.ts";
-import { startRuntime, type RunningRuntime } from "../src/runtime.ts";
-import { buildApp } from "../src/server.ts";
 import { platformCapability } from "../src/platform/tools.ts";
 import { fixtureCapability } from "./fixtures/capability.ts";
-import { tempDir } from "./support/temp.ts";
+import { startApp, type RunningApp } from "./support/app.ts";
 
-const dir = tempDir();
 const logged: string[] = [];
-let runtime: RunningRuntime;
-let built: ReturnType<typeof buildApp>;
+let running: RunningApp;
 let base = "";
 
 beforeAll(async () => {
-  const config = loadConfig({ env: { PLATFORM_DATA_DIR: dir.path, PLATFORM_SERVER__BODY_LIMIT: "2048" } });
-  runtime = await startRuntime(config, createLogger({ write: (l) => void logged.push(l) }), [platformCapability, fixtureCapability]);
-  built = buildApp(runtime);
-  built.app.listen({ hostname: "127.0.0.1", port: 0 });
-  base = `http://127.0.0.1:${built.app.server!.port}`;
+  running = await startApp([platformCapability, fixtureCapability], {
+    env: { PLATFORM_SERVER__BODY_LIMIT: "2048" },
+    log: createLogger({ write: (l) => void logged.push(l) }),
+  });
+  base = running.base;
 });
-afterAll(async () => {
-  await built.app.stop(true);
-  await built.closeMcp();
-  await runtime.close();
-  dir.remove();
-});
+afterAll(() => running.close());
 
 const postJson = (path: string, body: string, headers: Record<string, string> = {}) =>
   fetch(`${base}${path}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body });

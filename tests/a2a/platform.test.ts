@@ -2,39 +2,22 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { a2aCapability } from "../../src/a2a/capability.ts";
 import { authzCapability } from "../../src/authz/capability.ts";
-import { loadConfig } from "../../src/config.ts";
-import { createLogger } from "../../src/log.ts";
 import { platformCapability } from "../../src/platform/tools.ts";
-import { startRuntime, type RunningRuntime } from "../../src/runtime.ts";
-import { buildApp } from "../../src/server.ts";
 import { fixtureCapability } from "../fixtures/capability.ts";
-import { tempDir } from "../support/temp.ts";
+import { startApp, type RunningApp } from "../support/app.ts";
 import { call, openAuthorization, rpc } from "./support.ts";
 
-const dir = tempDir();
-let runtime: RunningRuntime;
-let built: ReturnType<typeof buildApp>;
+let running: RunningApp;
 let base = "";
 
 beforeAll(async () => {
-  const config = loadConfig({ env: { PLATFORM_DATA_DIR: dir.path, PLATFORM_A2A__SPIFFE_ID: "spiffe://test.local/platform", ...openAuthorization } });
   // a2a is listed before the fixture: it must still see the fixture's tools.
-  runtime = await startRuntime(config, createLogger({ level: "error", write: () => {} }), [
-    platformCapability,
-    authzCapability,
-    a2aCapability,
-    fixtureCapability,
-  ]);
-  built = buildApp(runtime);
-  built.app.listen({ hostname: "127.0.0.1", port: 0 });
-  base = `http://127.0.0.1:${built.app.server!.port}`;
+  running = await startApp([platformCapability, authzCapability, a2aCapability, fixtureCapability], {
+    env: { PLATFORM_A2A__SPIFFE_ID: "spiffe://test.local/platform", ...openAuthorization },
+  });
+  base = running.base;
 });
-afterAll(async () => {
-  await built.app.stop(true);
-  await built.closeMcp();
-  await runtime.close();
-  dir.remove();
-});
+afterAll(() => running.close());
 
 test("the card lists every hosted tool as a capability, with its input schema", async () => {
   const card = await fetch(`${base}/.well-known/agent.json`).then((r) => r.json() as Promise<any>);

@@ -2,35 +2,21 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
-import { loadConfig } from "../../src/config.ts";
-import { createLogger } from "../../src/log.ts";
 import { platformCapability } from "../../src/platform/tools.ts";
-import { startRuntime, type RunningRuntime } from "../../src/runtime.ts";
-import { buildApp } from "../../src/server.ts";
 import { cancelled, fixtureCapability, resetCancelled } from "../fixtures/capability.ts";
-import { tempDir } from "../support/temp.ts";
+import { startApp, type RunningApp } from "../support/app.ts";
 
-const dir = tempDir();
-let runtime: RunningRuntime;
-let built: ReturnType<typeof buildApp>;
+let running: RunningApp;
 let base = "";
 const clients: Client[] = [];
 
 beforeAll(async () => {
-  runtime = await startRuntime(loadConfig({ env: { PLATFORM_DATA_DIR: dir.path } }), createLogger({ level: "error" }), [
-    platformCapability,
-    fixtureCapability,
-  ]);
-  built = buildApp(runtime);
-  built.app.listen({ hostname: "127.0.0.1", port: 0 });
-  base = `http://127.0.0.1:${built.app.server!.port}`;
+  running = await startApp([platformCapability, fixtureCapability]);
+  base = running.base;
 });
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.close()));
-  await built.app.stop(true);
-  await built.closeMcp();
-  await runtime.close();
-  dir.remove();
+  await running.close();
 });
 
 async function connect(path: string) {
@@ -119,12 +105,12 @@ test("resources and prompts are listed, read and rendered", async () => {
 });
 
 test("sessions are separate, end with DELETE, and unknown ones or servers get JSON-RPC errors", async () => {
-  const before = runtime.health.report().subsystems.mcp!.sessions as Record<string, number>;
+  const before = running.runtime.health.report().subsystems.mcp!.sessions as Record<string, number>;
   const client = new Client({ name: "test", version: "1.0.0" });
   const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp/fixture`));
   await client.connect(transport);
   const sessionId = transport.sessionId!;
-  expect((runtime.health.report().subsystems.mcp!.sessions as Record<string, number>).fixture).toBe(before.fixture! + 1);
+  expect((running.runtime.health.report().subsystems.mcp!.sessions as Record<string, number>).fixture).toBe(before.fixture! + 1);
   await transport.terminateSession();
   await client.close();
   const gone = await fetch(`${base}/mcp/fixture`, {
@@ -145,5 +131,5 @@ test("sessions are separate, end with DELETE, and unknown ones or servers get JS
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
   });
   expect(notInitialize.status).toBe(400);
-  expect((runtime.health.report().subsystems.mcp!.sessions as Record<string, number>).fixture).toBe(before.fixture!);
+  expect((running.runtime.health.report().subsystems.mcp!.sessions as Record<string, number>).fixture).toBe(before.fixture!);
 });
