@@ -1,11 +1,9 @@
 /** A real platform with the catalog on a free loopback port, over a real SQLite file in a temp dir. */
 import { catalogCapability } from "../../src/catalog/capability.ts";
 import { createAdmin } from "../../src/catalog/seed.ts";
-import { loadConfig } from "../../src/config.ts";
 import { createLogger } from "../../src/log.ts";
-import { startRuntime, type RunningRuntime } from "../../src/runtime.ts";
-import { buildApp } from "../../src/server.ts";
-import { tempDir } from "../support/temp.ts";
+import type { RunningRuntime } from "../../src/runtime.ts";
+import { startApp } from "../support/app.ts";
 
 export interface Shop {
   base: string;
@@ -24,14 +22,14 @@ export interface Shop {
 let counter = 0;
 
 export async function openShop(env: Record<string, string> = {}, dataDir?: string): Promise<Shop> {
-  const dir = dataDir ? undefined : tempDir();
-  const path = dataDir ?? dir!.path;
   const logged: string[] = [];
-  const config = loadConfig({ env: { PLATFORM_DATA_DIR: path, PLATFORM_CATALOG__RATE_LIMIT_ANONYMOUS: "100000", PLATFORM_CATALOG__RATE_LIMIT_AUTHENTICATED: "100000", ...env } });
-  const runtime = await startRuntime(config, createLogger({ level: "info", write: (l) => void logged.push(l) }), [catalogCapability]);
-  const built = buildApp(runtime);
-  built.app.listen({ hostname: "127.0.0.1", port: 0 });
-  const base = `http://127.0.0.1:${built.app.server!.port}/v2`;
+  const running = await startApp([catalogCapability], {
+    env: { PLATFORM_CATALOG__RATE_LIMIT_ANONYMOUS: "100000", PLATFORM_CATALOG__RATE_LIMIT_AUTHENTICATED: "100000", ...env },
+    log: createLogger({ level: "info", write: (l) => void logged.push(l) }),
+    dataDir,
+  });
+  const { runtime } = running;
+  const base = `${running.base}/v2`;
 
   const call: Shop["call"] = (method, path, { body, token, apiKey, headers = {} } = {}) =>
     fetch(`${base}${path}`, {
@@ -62,7 +60,7 @@ export async function openShop(env: Record<string, string> = {}, dataDir?: strin
   return {
     base,
     runtime,
-    dataDir: path,
+    dataDir: running.dataDir,
     logged,
     call,
     json,
@@ -75,12 +73,7 @@ export async function openShop(env: Record<string, string> = {}, dataDir?: strin
       const tokens = await login(email, password);
       return { id: tokens.customer.id, email, password, token: tokens.accessToken, refreshToken: tokens.refreshToken };
     },
-    async stop() {
-      await built.app.stop(true);
-      await built.closeMcp();
-      await runtime.close();
-      dir?.remove();
-    },
+    stop: running.close,
   };
 }
 

@@ -16,21 +16,31 @@ export interface RunningApp {
 
 export async function startApp(
   capabilities: CapabilityFactory[],
-  { env = {}, log = createLogger({ level: "error", write: () => {} }) }: { env?: Record<string, string>; log?: Logger } = {},
+  {
+    env = {},
+    log = createLogger({ level: "error", write: () => {} }),
+    dataDir,
+  }: {
+    env?: Record<string, string>;
+    log?: Logger;
+    /** An existing data dir (kept at close, e.g. to restart on it); by default a temp one, removed at close. */
+    dataDir?: string;
+  } = {},
 ): Promise<RunningApp> {
-  const dir = tempDir();
-  const runtime = await startRuntime(loadConfig({ env: { PLATFORM_DATA_DIR: dir.path, ...env } }), log, capabilities);
+  const dir = dataDir ? undefined : tempDir();
+  const path = dataDir ?? dir!.path;
+  const runtime = await startRuntime(loadConfig({ env: { PLATFORM_DATA_DIR: path, ...env } }), log, capabilities);
   const { app, closeMcp } = buildApp(runtime);
   app.listen({ hostname: "127.0.0.1", port: 0 });
   return {
     runtime,
     base: `http://127.0.0.1:${app.server!.port}`,
-    dataDir: dir.path,
+    dataDir: path,
     async close() {
       await app.stop(true);
       await closeMcp();
       await runtime.close();
-      dir.remove();
+      dir?.remove();
     },
   };
 }

@@ -1,44 +1,18 @@
 /** A running runtime with the vault, in a temp data dir, plus stand-in upstreams speaking the services' wire formats. */
 import { createHash, createHmac } from "node:crypto";
 import type { Server } from "bun";
-import { loadConfig } from "../../src/config.ts";
-import { createLogger } from "../../src/log.ts";
-import { startRuntime, type RunningRuntime } from "../../src/runtime.ts";
-import { buildApp } from "../../src/server.ts";
 import { vaultCapability, type VaultCapability } from "../../src/vault/capability.ts";
-import { tempDir } from "../support/temp.ts";
+import { startApp, type RunningApp } from "../support/app.ts";
 
 export const githubToken = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
 
-export interface Harness {
-  dir: ReturnType<typeof tempDir>;
-  runtime: RunningRuntime;
+export interface Harness extends RunningApp {
   capability: VaultCapability;
-  app: ReturnType<typeof buildApp>;
-  base: string;
-  close(): Promise<void>;
 }
 
 export async function startVault(env: Record<string, string> = {}): Promise<Harness> {
-  const dir = tempDir();
-  const config = loadConfig({ env: { PLATFORM_DATA_DIR: dir.path, PLATFORM_VAULT__SETUP_PORT: "0", ...env } });
-  const runtime = await startRuntime(config, createLogger({ level: "error", write: () => {} }), [vaultCapability]);
-  const capability = runtime.capabilities.find((c) => c.name === "vault") as VaultCapability;
-  const app = buildApp(runtime);
-  app.app.listen({ hostname: "127.0.0.1", port: 0 });
-  return {
-    dir,
-    runtime,
-    capability,
-    app,
-    base: `http://127.0.0.1:${app.app.server!.port}`,
-    async close() {
-      await app.app.stop(true);
-      await app.closeMcp();
-      await runtime.close();
-      dir.remove();
-    },
-  };
+  const running = await startApp([vaultCapability], { env: { PLATFORM_VAULT__SETUP_PORT: "0", ...env } });
+  return { ...running, capability: running.runtime.capabilities.find((c) => c.name === "vault") as VaultCapability };
 }
 
 /** A GitHub-like API: `GET /user` with `Authorization: Bearer`, plus routes that misbehave on purpose. */

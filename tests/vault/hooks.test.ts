@@ -35,7 +35,7 @@ test("pre-tool lets everything else pass", () => {
 });
 
 async function hook(which: string, input: unknown) {
-  const proc = Bun.spawn(["bun", join(repoRoot, "src/main.ts"), "hook", which, "--data-dir", h.dir.path], {
+  const proc = Bun.spawn(["bun", join(repoRoot, "src/main.ts"), "hook", which, "--data-dir", h.dataDir], {
     stdin: new TextEncoder().encode(JSON.stringify(input)),
     stdout: "pipe",
     stderr: "pipe",
@@ -66,7 +66,7 @@ test("mcp install merges the server and both hooks into the project config, idem
   writeFileSync(join(project.path, ".mcp.json"), JSON.stringify({ mcpServers: { other: { command: "other-server" } } }));
   writeFileSync(join(project.path, ".claude", "settings.json"), JSON.stringify({ model: "x", hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "mine" }] }] } }));
   const run = async () => {
-    const proc = platform(["mcp", "install", "--data-dir", h.dir.path], { cwd: project.path });
+    const proc = platform(["mcp", "install", "--data-dir", h.dataDir], { cwd: project.path });
     expect(await proc.exited).toBe(0);
     return new Response(proc.stdout).text();
   };

@@ -122,8 +122,8 @@ test("the database file and its WAL hold no secret value; the audit trail record
   expect(rows).toContainEqual(expect.objectContaining({ caller: "unauthenticated", operation: "authenticate", status: 401, outcome: "UNAUTHENTICATED" }));
   expect(rows).toContainEqual(expect.objectContaining({ caller: "approle", operation: "login", outcome: "ok" }));
   const needles = [githubToken, Buffer.from(githubToken).toString("base64"), Buffer.from(githubToken).toString("hex")];
-  for (const file of readdirSync(h.dir.path).filter((f) => f.startsWith("platform.db"))) {
-    const bytes = readFileSync(join(h.dir.path, file)).toString("latin1");
+  for (const file of readdirSync(h.dataDir).filter((f) => f.startsWith("platform.db"))) {
+    const bytes = readFileSync(join(h.dataDir, file)).toString("latin1");
     for (const needle of needles) expect(bytes.includes(needle)).toBe(false);
   }
 });
