@@ -27,6 +27,11 @@ export interface Capability {
   /** Renders failures on this capability's paths (not found, malformed JSON, validation, ...) its own way. */
   errors?: ErrorSurface;
   /**
+   * Names the verified caller behind a request on the main listener (e.g. the mTLS front's SPIFFE id), for
+   * surfaces the runtime serves itself, such as MCP over HTTP. Never read from anything a client can send.
+   */
+  identify?(request: Request): string | undefined;
+  /**
    * Runs after every capability is registered and actors are restored (e.g. extra listeners), in the process
    * that owns the data dir (`serve`), not in an MCP stdio guest.
    */

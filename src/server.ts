@@ -14,7 +14,8 @@ const requestIdPattern = /^[\w.:-]{1,128}$/;
 export function buildApp(runtime: RunningRuntime) {
   const { config, log, health, mcp, capabilities } = runtime;
   const bodyLimit = config.server.body_limit;
-  const mcpTransport = mcpHttp(mcp, config.mcp.default_server, log);
+  const identifier = capabilities.find((c) => c.identify);
+  const mcpTransport = mcpHttp(mcp, config.mcp.default_server, log, (request) => identifier?.identify?.(request));
   health.register("mcp", () => ({ status: "ok", servers: mcp.names(), sessions: mcpTransport.sessionCounts() }));
 
   const surfaces = capabilities.flatMap((c) => (c.errors ? [c.errors] : []));

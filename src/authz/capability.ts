@@ -66,7 +66,7 @@ export const authzCapability: CapabilityFactory = async (runtime) => {
   const log = rootLog.child({ capability: "authz" });
   const { authorization: settings, identity } = config;
   const development = config.environment === "development";
-  const { parts } = hub(runtime);
+  const { parts, security } = hub(runtime);
 
   const source = (parts.source = await openSvidSource(config, log));
   const needsEngine = settings.provider === "embedded" || settings.opa_api.enabled;
@@ -113,6 +113,7 @@ export const authzCapability: CapabilityFactory = async (runtime) => {
 
   return {
     name: "authz",
+    identify: security.identify,
     // Learns the main listener when it starts, so the mTLS front knows where to forward and whom to identify.
     http: new Elysia({ name: "identity.peers" }).onStart(({ server }) => {
       parts.appServer = server ?? undefined;

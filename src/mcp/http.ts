@@ -14,7 +14,16 @@ export interface McpHttp {
   close(): Promise<void>;
 }
 
-export function mcpHttp(registry: McpRegistry, defaultServer: string, log: Logger): McpHttp {
+/**
+ * `identify` names the verified caller behind a request (the mTLS front's SPIFFE id); tools see it as
+ * `context.caller`, and a session stays bound to whoever opened it.
+ */
+export function mcpHttp(
+  registry: McpRegistry,
+  defaultServer: string,
+  log: Logger,
+  identify: (request: Request) => string | undefined = () => undefined,
+): McpHttp {
   const open = new Map<string, McpSessions>();
   let sdk: Promise<typeof import("./sessions.ts")> | undefined;
   const sessionsOf = async (name: string) => {
@@ -30,7 +39,7 @@ export function mcpHttp(registry: McpRegistry, defaultServer: string, log: Logge
         { jsonrpc: "2.0", error: { code: -32601, message: `No MCP server named ${name}; have: ${registry.names().join(", ")}` }, id: null },
         { status: 404 },
       );
-    return (await sessionsOf(server)).handle(request);
+    return (await sessionsOf(server)).handle(request, identify(request));
   };
   const plugin = new Elysia({ name: "mcp.http" })
     // The SDK transport reads the body itself, so Elysia must not parse it.

@@ -12,6 +12,8 @@ import { createMcpServer } from "./server.ts";
 interface Session {
   transport: WebStandardStreamableHTTPServerTransport;
   lastSeen: number;
+  /** Who initialized it; nobody else may use it, whatever session id they present. */
+  caller: string | undefined;
 }
 
 export class McpSessions {
@@ -31,16 +33,19 @@ export class McpSessions {
     return this.#sessions.size;
   }
 
-  async handle(request: Request, authInfo?: AuthInfo): Promise<Response> {
+  /** `caller` is the verified identity behind the request, if the runtime established one. */
+  async handle(request: Request, caller?: string): Promise<Response> {
+    const authInfo: AuthInfo | undefined = caller ? { token: "", clientId: caller, scopes: [] } : undefined;
     const id = request.headers.get("mcp-session-id");
     if (id) {
       const session = this.#sessions.get(id);
-      if (!session) return rpcError(404, -32001, "Session not found; initialize a new one");
+      // Another caller's session is answered as missing: its id tells nobody else anything.
+      if (!session || session.caller !== caller) return rpcError(404, -32001, "Session not found; initialize a new one");
       session.lastSeen = Date.now();
       return session.transport.handleRequest(request, { authInfo });
     }
     if (request.method !== "POST") return rpcError(400, -32000, "Missing Mcp-Session-Id header");
-    return this.#open(request, authInfo);
+    return this.#open(request, caller, authInfo);
   }
 
   async close(): Promise<void> {
@@ -49,10 +54,10 @@ export class McpSessions {
     this.#sessions.clear();
   }
 
-  async #open(request: Request, authInfo?: AuthInfo): Promise<Response> {
+  async #open(request: Request, caller: string | undefined, authInfo: AuthInfo | undefined): Promise<Response> {
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
-      onsessioninitialized: (id) => void this.#sessions.set(id, { transport, lastSeen: Date.now() }),
+      onsessioninitialized: (id) => void this.#sessions.set(id, { transport, lastSeen: Date.now(), caller }),
       onsessionclosed: (id) => void this.#sessions.delete(id),
     });
     transport.onclose = () => {

@@ -19,9 +19,10 @@ afterAll(async () => {
   await running.close();
 });
 
-async function connect(path: string) {
+async function connect(path: string, caller?: string) {
   const client = new Client({ name: "test", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${base}${path}`)));
+  const headers: Record<string, string> = caller ? { "x-fixture-verified-caller": caller } : {};
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${base}${path}`), { requestInit: { headers } }));
   clients.push(client);
   return client;
 }
@@ -34,7 +35,7 @@ test("/mcp is the default server and /mcp/<name> each named one", async () => {
 
   const fixture = await connect("/mcp/fixture");
   const { tools } = await fixture.listTools();
-  expect(tools.map((t) => t.name)).toEqual(["add", "explode", "count_down"]);
+  expect(tools.map((t) => t.name)).toEqual(["add", "whoami", "explode", "count_down"]);
   expect(tools[0]!.inputSchema).toMatchObject({ type: "object", required: ["a", "b"], properties: { a: { type: "integer" } } });
 });
 
@@ -132,4 +133,30 @@ test("sessions are separate, end with DELETE, and unknown ones or servers get JS
   });
   expect(notInitialize.status).toBe(400);
   expect((running.runtime.health.report().subsystems.mcp!.sessions as Record<string, number>).fixture).toBe(before.fixture!);
+});
+
+test("tools see the caller the runtime verified, and a session stays bound to whoever opened it", async () => {
+  const anonymous = await connect("/mcp/fixture");
+  expect(await anonymous.callTool({ name: "whoami", arguments: {} })).toMatchObject({ content: [{ text: "nobody" }] });
+
+  const planner = await connect("/mcp/fixture", "spiffe://test.local/agent/planner");
+  expect(await planner.callTool({ name: "whoami", arguments: {} })).toMatchObject({
+    content: [{ text: "spiffe://test.local/agent/planner" }],
+  });
+
+  // The planner's session id, presented by someone else, is answered as if it did not exist.
+  const sessionId = (planner.transport as StreamableHTTPClientTransport).sessionId!;
+  const stolen = await fetch(`${base}/mcp/fixture`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-session-id": sessionId,
+      "mcp-protocol-version": "2025-06-18",
+      "x-fixture-verified-caller": "spiffe://test.local/agent/intruder",
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "whoami", arguments: {} } }),
+  });
+  expect(stolen.status).toBe(404);
+  expect(await stolen.json()).toMatchObject({ error: { code: -32001 } });
 });
