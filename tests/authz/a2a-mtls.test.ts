@@ -3,6 +3,9 @@
  * the mTLS front, called by A2A clients presenting SVIDs issued from the development CA.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { Type } from "@sinclair/typebox";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { A2AClient } from "../../src/a2a/client.ts";
@@ -16,6 +19,7 @@ import { issueToFolder } from "../../src/identity/issue.ts";
 import { FileSvidSource, svidIdentityProvider } from "../../src/identity/svid.ts";
 import { type RunningRuntime, startRuntime } from "../../src/runtime.ts";
 import { buildApp } from "../../src/server.ts";
+import { defineTool, textResult } from "../../src/mcp/define.ts";
 import { tempDir } from "../support/temp.ts";
 import { planner, quiet, reporter, self } from "./support.ts";
 
@@ -43,6 +47,19 @@ const echoAgent: CapabilityFactory = (rt) => {
   return { name: "echo-agent", http: server.plugin };
 };
 
+/** An MCP server whose one tool says who the runtime verified the caller to be. */
+const whoamiServer: CapabilityFactory = ({ mcp }) => {
+  mcp.server("whoami").tool(
+    defineTool({
+      name: "whoami",
+      description: "The verified caller.",
+      input: Type.Object({}),
+      handler: async (_args, { caller }) => textResult(caller ?? "nobody"),
+    }),
+  );
+  return { name: "whoami" };
+};
+
 beforeAll(async () => {
   const policyDir = join(dir.path, "policies");
   mkdirSync(policyDir);
@@ -61,7 +78,7 @@ beforeAll(async () => {
     },
   });
   mkdirSync(config.data_dir);
-  runtime = await startRuntime(config, quiet, [authzCapability, echoAgent]);
+  runtime = await startRuntime(config, quiet, [authzCapability, echoAgent, whoamiServer]);
   app = buildApp(runtime).app.listen({ hostname: "127.0.0.1", port: 0 });
   const health = runtime.health.report().subsystems.authorization as unknown as { mtls: { port: number } };
   mtlsUrl = `https://127.0.0.1:${health.mtls.port}`;
@@ -137,4 +154,27 @@ test("outbound: the client's enforcer refuses before anything is sent", async ()
   await expect(client.sendTask(mtlsUrl, "echo", {})).rejects.toThrow(/task.send to spiffe:\/\/platform.local\/platform refused: denied/);
   expect(runs.length).toBe(before);
   await client.close();
+});
+
+test("MCP over mTLS hands tools the SVID's SPIFFE id as the caller; plain HTTP with a forged header gets nobody", async () => {
+  const tls = (await identityOf(planner)).clientTls();
+  const overMtls = new Client({ name: "test", version: "1.0.0" });
+  await overMtls.connect(
+    new StreamableHTTPClientTransport(new URL(`${mtlsUrl}/mcp/whoami`), {
+      fetch: (url, init) => fetch(url, { ...init, tls } as RequestInit),
+    }),
+  );
+  const plain = new Client({ name: "test", version: "1.0.0" });
+  await plain.connect(
+    new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${app.server!.port}/mcp/whoami`), {
+      requestInit: { headers: { "x-spiffe-id": planner, "x-forwarded-client-cert": `URI=${planner}` } },
+    }),
+  );
+  try {
+    expect(await overMtls.callTool({ name: "whoami", arguments: {} })).toMatchObject({ content: [{ text: planner }] });
+    expect(await plain.callTool({ name: "whoami", arguments: {} })).toMatchObject({ content: [{ text: "nobody" }] });
+  } finally {
+    await overMtls.close();
+    await plain.close();
+  }
 });
