@@ -12,6 +12,9 @@ import { Type, type TProperties } from "@sinclair/typebox";
 export const Strict = <P extends TProperties>(properties: P, options: { minProperties?: number; description?: string } = {}) =>
   t.Object(properties, { ...options, additionalProperties: t.Never() });
 
+/** The same fields, each optional: what a PATCH may send. */
+const optional = <P extends TProperties>(properties: P) => Type.Partial(t.Object(properties)).properties;
+
 export const categories = ["electronics", "clothing", "books", "home", "sports"] as const;
 export const Category = t.Union([t.Literal("electronics"), t.Literal("clothing"), t.Literal("books"), t.Literal("home"), t.Literal("sports")]);
 export type Category = Static<typeof Category>;
@@ -75,19 +78,7 @@ export const ProductInput = Strict({
   tags: t.Optional(productFields.tags),
 });
 export type ProductInput = Static<typeof ProductInput>;
-export const ProductPatch = Strict(
-  {
-    name: t.Optional(productFields.name),
-    description: t.Optional(productFields.description),
-    price: t.Optional(productFields.price),
-    sku: t.Optional(productFields.sku),
-    category: t.Optional(productFields.category),
-    stock: t.Optional(productFields.stock),
-    images: t.Optional(productFields.images),
-    tags: t.Optional(productFields.tags),
-  },
-  { minProperties: 1 },
-);
+export const ProductPatch = Strict(optional(productFields), { minProperties: 1 });
 export type ProductPatch = Static<typeof ProductPatch>;
 export const Product = t.Object({
   id: t.String({ description: "uuid" }),
@@ -130,16 +121,7 @@ export const CustomerInput = Strict({
   role: t.Optional(t.Union([t.Literal("admin"), t.Literal("customer")], { description: "Only an admin may set it; default customer" })),
 });
 export type CustomerInput = Static<typeof CustomerInput>;
-export const CustomerPatch = Strict(
-  {
-    email: t.Optional(customerFields.email),
-    name: t.Optional(customerFields.name),
-    password: t.Optional(customerFields.password),
-    addresses: t.Optional(customerFields.addresses),
-    role: t.Optional(customerFields.role),
-  },
-  { minProperties: 1 },
-);
+export const CustomerPatch = Strict(optional(customerFields), { minProperties: 1 });
 export type CustomerPatch = Static<typeof CustomerPatch>;
 export const Customer = t.Object({
   id: Uuid,

@@ -1,16 +1,8 @@
 /** Bad policies and bad documents get a clear error or a bounded evaluation, never a hang or a crash. */
 import { describe, expect, test } from "bun:test";
 import { RegoEngine, RegoError } from "../../src/rego/engine.ts";
+import { errorOf } from "./support.ts";
 
-function errorOf(run: () => unknown): RegoError {
-  try {
-    run();
-  } catch (e) {
-    if (e instanceof RegoError) return e;
-    throw e;
-  }
-  throw new Error("expected a RegoError");
-}
 
 const load = (source: string, engine = new RegoEngine()) => {
   engine.load([{ id: "policy.rego", source }]);

@@ -1,6 +1,7 @@
 /** The engine's public API: loading, atomic replacement, versions, evaluation and errors. */
 import { describe, expect, test } from "bun:test";
 import { packageOf, RegoEngine, RegoError } from "../../src/rego/engine.ts";
+import { errorOf } from "./support.ts";
 
 const authz = `package platform.authz
 
@@ -11,15 +12,6 @@ allow if input.user in data.admins
 reason := "admin" if allow
 `;
 
-function errorOf(run: () => unknown): RegoError {
-  try {
-    run();
-  } catch (e) {
-    if (e instanceof RegoError) return e;
-    throw e;
-  }
-  throw new Error("expected a RegoError");
-}
 
 describe("evaluate", () => {
   test("returns OPA's result shape for a package and for a rule", () => {
