@@ -8,7 +8,7 @@
  * depth, and a trailing run of token characters when shapes are in play), so a value split across chunks is
  * still found.
  */
-import { Automaton } from "./automaton.ts";
+import { Automaton, blockHash } from "./automaton.ts";
 import { encodedForms } from "./encodings.ts";
 
 export interface SecretValue {
@@ -124,16 +124,35 @@ export class Redactor {
   }
 
   #scan(buffer: Uint8Array, from: number, spans: Span[]): void {
-    const { next, match, width, columns, lengths } = this.automaton!;
+    const { next, match, width, columns, lengths, window, shift, shallowRows } = this.automaton!;
     const labels = this.labels;
     const length = buffer.length;
+    const lastStart = length - window;
+    const jumpRows = window ? shallowRows : 0;
     let row = this.#state * width;
-    for (let i = from; i < length; i++) {
+    let checked = -1;
+    let i = from;
+    while (i < length) {
+      // At most one byte into a possible match, with a whole window ahead: the shift table may rule out the
+      // match under way and the next few starts at once.
+      if (row < jumpRows) {
+        const start = row === 0 ? i : i - 1;
+        if (start > checked && start <= lastStart) {
+          checked = start;
+          const skip = shift[blockHash(buffer, start + window - 1)]!;
+          if (skip && start + skip >= i) {
+            i = start + skip;
+            row = 0;
+            continue;
+          }
+        }
+      }
       row = next[row + columns[buffer[i]!]!]!;
+      i++;
       if (row < 0) {
         row = -row - 1;
         const found = match[row / width]!;
-        addSpan(spans, i + 1 - lengths[found]!, i + 1, labels[found]!);
+        addSpan(spans, i - lengths[found]!, i, labels[found]!);
       }
     }
     this.#state = row / width;
