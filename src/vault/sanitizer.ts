@@ -5,10 +5,10 @@
  * marked `[REDACTED:<service>]`.
  *
  * Streaming: a redactor holds back only the bytes that could still begin a match (the automaton's current
- * depth, and a trailing run of token characters when shapes are in play), so a value split across chunks is
- * still found.
+ * depth, and a trailing run of token characters when shapes are in play), plus a match found right before them,
+ * so a value split across chunks is still found and the output is the same at any chunk size.
  */
-import { Automaton } from "./automaton.ts";
+import { Automaton, blockHash } from "./automaton.ts";
 import { encodedForms } from "./encodings.ts";
 
 export interface SecretValue {
@@ -48,10 +48,13 @@ export class Sanitizer {
     this.#labels = [...patterns.values()];
     this.#automaton = patterns.size ? new Automaton([...patterns.keys()].map((p) => encoder.encode(p))) : undefined;
     if (shapes.length) {
-      // One named-less group per shape, so the group that matched says which service it belongs to.
+      // One group around each shape, so the first group that took part says which service it belongs to; a
+      // shape's own groups come after its outer one and are labelled alike.
       const source = shapes.map(({ pattern }) => `(${pattern})`).join("|");
+      const services = [""];
+      for (const { service, pattern } of shapes) services.push(...Array<string>(groupCount(pattern) + 1).fill(service));
       // Word boundaries are checked after a match: a look-behind here would stop the engine's fast literal scan.
-      this.#shapes = { regex: new RegExp(source, "g"), services: shapes.map((s) => s.service) };
+      this.#shapes = { regex: new RegExp(source, "g"), services };
     }
   }
 
@@ -99,6 +102,8 @@ export class Redactor {
   #state = 0;
   /** Matches found in the held bytes, positions relative to them. */
   #spans: Span[] = [];
+  /** The byte just before the held ones, for the word boundary of a shape starting there; -1 at the start. */
+  #before = -1;
   readonly found = new Set<string>();
 
   constructor(
@@ -112,40 +117,69 @@ export class Redactor {
     const buffer = this.#held.length ? Buffer.concat([this.#held, chunk]) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     const spans = this.#spans;
     if (this.automaton) this.#scan(buffer, this.#held.length, spans);
-    let cut = buffer.length - (this.automaton ? this.automaton.depth[this.#state]! : 0);
-    if (this.shapes) cut = Math.min(cut, tokenRunStart(buffer, buffer.length));
-    return this.#release(buffer, cut, spans);
+    // The earliest a match still to come can start.
+    const pending = buffer.length - (this.automaton ? this.automaton.depth[this.#state]! : 0);
+    return this.#release(buffer, pending, pending, spans);
   }
 
   /** Releases everything still held. */
   end(): Buffer {
     const buffer = Buffer.from(this.#held);
-    return this.#release(buffer, buffer.length, this.#spans);
+    return this.#release(buffer, buffer.length, Infinity, this.#spans);
   }
 
   #scan(buffer: Uint8Array, from: number, spans: Span[]): void {
-    const { next, match, width, columns, lengths } = this.automaton!;
+    const { next, match, width, columns, lengths, window, shift, shallowRows } = this.automaton!;
     const labels = this.labels;
     const length = buffer.length;
+    const lastStart = length - window;
+    const jumpRows = window ? shallowRows : 0;
     let row = this.#state * width;
-    for (let i = from; i < length; i++) {
+    let checked = -1;
+    let i = from;
+    while (i < length) {
+      // At most one byte into a possible match, with a whole window ahead: the shift table may rule out the
+      // match under way and the next few starts at once.
+      if (row < jumpRows) {
+        const start = row === 0 ? i : i - 1;
+        if (start > checked && start <= lastStart) {
+          checked = start;
+          const skip = shift[blockHash(buffer, start + window - 1)]!;
+          if (skip && start + skip >= i) {
+            i = start + skip;
+            row = 0;
+            continue;
+          }
+        }
+      }
       row = next[row + columns[buffer[i]!]!]!;
+      i++;
       if (row < 0) {
         row = -row - 1;
         const found = match[row / width]!;
-        addSpan(spans, i + 1 - lengths[found]!, i + 1, labels[found]!);
+        addSpan(spans, i - lengths[found]!, i, labels[found]!);
       }
     }
     this.#state = row / width;
   }
 
-  #release(buffer: Buffer, cut: number, spans: Span[]): Buffer {
-    // Never cut through a match: release up to its start instead, and keep it for the next round.
-    for (let i = spans.length - 1; i >= 0; i--) if (spans[i]!.start < cut && spans[i]!.end > cut) cut = spans[i]!.start;
+  #release(buffer: Buffer, cut: number, pending: number, spans: Span[]): Buffer {
+    // Never cut through a match, nor right after one where a match can still start (the two would be one marker),
+    // nor through a run of token characters that a shape could cover; keep it for the next round instead.
+    for (let moved = true; moved; ) {
+      moved = false;
+      for (let i = spans.length - 1; i >= 0; i--) {
+        const span = spans[i]!;
+        if (span.start < cut && (span.end > cut || span.end === pending)) (cut = span.start), (moved = true);
+      }
+      const run = this.shapes && pending < Infinity ? tokenRunStart(buffer, cut) : cut;
+      if (run < cut) (cut = run), (moved = true);
+    }
     cut = Math.max(0, cut);
     const released = spans.filter((s) => s.end <= cut);
     if (this.shapes && cut > 0) this.#shapeSpans(buffer, cut, released);
     this.#spans = spans.filter((s) => s.end > cut).map((s) => ({ ...s, start: s.start - cut, end: s.end - cut }));
+    if (cut > 0) this.#before = buffer[cut - 1]!;
     this.#held = buffer.subarray(cut).slice();
     if (!released.length) return buffer.subarray(0, cut);
     released.sort((a, b) => a.start - b.start);
@@ -167,9 +201,10 @@ export class Redactor {
     regex.lastIndex = 0;
     for (let m = regex.exec(text); m; m = regex.exec(text)) {
       const end = m.index + m[0].length;
-      if (isWordByte[text.charCodeAt(m.index - 1)] || isWordByte[text.charCodeAt(end)]) continue;
+      // The bytes either side may lie beyond the text: the one before was released earlier, the one after is held.
+      if (isWordByte[m.index > 0 ? buffer[m.index - 1]! : this.#before] || isWordByte[buffer[end]!]) continue;
       const group = m.findIndex((g, i) => i > 0 && g !== undefined);
-      spans.push({ start: m.index, end: m.index + m[0].length, service: services[group - 1]! });
+      spans.push({ start: m.index, end, service: services[group]! });
     }
   }
 }
@@ -198,4 +233,9 @@ function tokenRunStart(buffer: Uint8Array, end: number): number {
   let i = end;
   while (i > 0 && end - i < maxShapeHold && isTokenByte[buffer[i - 1]!]) i--;
   return end - i >= maxShapeHold ? end : i;
+}
+
+/** How many capturing groups a regular expression source has (an empty alternative makes it match ""). */
+function groupCount(source: string): number {
+  return new RegExp(`${source}|`).exec("")!.length - 1;
 }
