@@ -40,4 +40,10 @@ export interface Capability {
   stop?(): void | Promise<void>;
 }
 
-export type CapabilityFactory = (runtime: Runtime) => Capability | Promise<Capability>;
+export type CapabilityFactory = ((runtime: Runtime) => Capability | Promise<Capability>) & {
+  /**
+   * The MCP servers this factory registers into, so that `platform mcp <server>` constructs only the capabilities
+   * that server needs; `[]` for none. Left out, the factory may register into any server and always runs.
+   */
+  mcpServers?: readonly string[];
+};

@@ -26,13 +26,22 @@ export interface RuntimeOptions {
    * the owner restores them, so no actor ever has two live copies.
    */
   role?: "owner" | "guest";
+  /**
+   * The one MCP server a guest serves: only the factories that register into it (or do not say where they
+   * register, see `CapabilityFactory.mcpServers`) are constructed.
+   */
+  mcpServer?: string;
 }
+
+/** The factories that a runtime serving only the MCP server `name` needs. */
+const factoriesServing = (name: string, factories: CapabilityFactory[]): CapabilityFactory[] =>
+  factories.filter(({ mcpServers }) => !mcpServers || mcpServers.includes(name));
 
 export async function startRuntime(
   config: Config,
   log: Logger,
   factories: CapabilityFactory[] = defaultCapabilities,
-  { role = "owner" }: RuntimeOptions = {},
+  { role = "owner", mcpServer }: RuntimeOptions = {},
 ): Promise<RunningRuntime> {
   const database = openDatabase(join(config.data_dir, "platform.db"));
   const actors = new ActorSystem({ db: database.db, log, retentionMs: config.actors.retention_seconds * 1000 });
@@ -46,7 +55,8 @@ export async function startRuntime(
   health.register("actors", () => ({ status: "ok", ...actors.stats() }));
 
   const capabilities: Capability[] = [];
-  for (const factory of factories) capabilities.push(await factory(runtime));
+  for (const factory of mcpServer === undefined ? factories : factoriesServing(mcpServer, factories))
+    capabilities.push(await factory(runtime));
   if (role === "owner") {
     actors.restore();
     actors.startSweeping(Math.min(60_000, Math.max(1000, config.actors.retention_seconds * 100)));

@@ -99,6 +99,16 @@ test("mcp <server> speaks MCP over stdio with logs kept off stdout", async () =>
   }
 });
 
+test("mcp vault serves the vault's tools", async () => {
+  const client = await stdioClient(["mcp", "vault", "--data-dir", join(dir.path, "stdio-vault")]);
+  try {
+    expect(client.getServerVersion()?.name).toBe("vault");
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(expect.arrayContaining(["check", "services"]));
+  } finally {
+    await client.close();
+  }
+});
+
 test("TRANSPORT_MODE=stdio with no verb serves the default MCP server", async () => {
   const client = await stdioClient(["--data-dir", join(dir.path, "stdio-env")], { TRANSPORT_MODE: "stdio" });
   try {

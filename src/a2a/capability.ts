@@ -52,6 +52,8 @@ export const a2aCapability: CapabilityFactory = (runtime) => {
   };
 };
 
+a2aCapability.mcpServers = [];
+
 const rpcCodeOf: Record<FailureKind, number> = {
   NOT_FOUND: RpcCode.MethodNotFound,
   MALFORMED_JSON: RpcCode.ParseError,

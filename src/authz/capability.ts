@@ -148,3 +148,4 @@ export const authzCapability: CapabilityFactory = async (runtime) => {
     },
   };
 };
+authzCapability.mcpServers = [];

@@ -21,3 +21,4 @@ export const catalogCapability: CapabilityFactory = ({ config, database, actors,
   });
   return { name: "catalog", http };
 };
+catalogCapability.mcpServers = [];

@@ -15,13 +15,18 @@ export const mcpVerb: Verb = {
     if (extra.length) throw new UsageError(`unexpected argument '${extra[0]}'`);
     const { config, log } = settingsFrom(values);
     if (name === "install") return installVerb(config.data_dir);
-    const [{ startRuntime }, { serveStdio }] = await Promise.all([import("../runtime.ts"), import("../mcp/stdio.ts")]);
-    const runtime = await startRuntime(config, log, undefined, { role: "guest" });
+    const [{ startRuntime }, { serveStdio }, { capabilities }] = await Promise.all([
+      import("../runtime.ts"),
+      import("../mcp/stdio.ts"),
+      import("../capabilities.ts"),
+    ]);
     const server = name ?? config.mcp.default_server;
+    const runtime = await startRuntime(config, log, capabilities, { role: "guest", mcpServer: server });
     const spec = runtime.mcp.get(server);
     if (!spec) {
+      const known = new Set([...runtime.mcp.names(), ...capabilities.flatMap((factory) => factory.mcpServers ?? [])]);
       await runtime.close();
-      throw new UsageError(`no MCP server named '${server}'; have: ${runtime.mcp.names().join(", ")}`);
+      throw new UsageError(`no MCP server named '${server}'; have: ${[...known].join(", ")}`);
     }
     await serveStdio(spec, log);
     await runtime.close();

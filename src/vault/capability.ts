@@ -1,5 +1,5 @@
 /** The credential vault joins the runtime: lease actors, the `vault` MCP server, /vault/v1 routes, the setup page. */
-import type { Capability, CapabilityFactory } from "../capability.ts";
+import type { Capability, CapabilityFactory, Runtime } from "../capability.ts";
 import { vaultHttp } from "./http.ts";
 import { VaultService } from "./service.ts";
 import { startSetupServer, type SetupServer } from "./setup/server.ts";
@@ -44,4 +44,5 @@ export const vaultCapability = (({ config, log, database, actors, mcp, health })
       await setup?.stop();
     },
   };
-}) satisfies CapabilityFactory as (runtime: Parameters<CapabilityFactory>[0]) => VaultCapability;
+}) satisfies CapabilityFactory as ((runtime: Runtime) => VaultCapability) & Pick<CapabilityFactory, "mcpServers">;
+vaultCapability.mcpServers = ["vault"];
