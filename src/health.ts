@@ -8,6 +8,7 @@ const severity: Record<HealthStatus, number> = { ok: 0, degraded: 1, down: 2 };
 export class Health {
   readonly #checks = new Map<string, HealthCheck>();
   readonly #started = Date.now();
+  #shared: { status: HealthStatus; json: string } | undefined;
 
   constructor(readonly version: string) {}
 
@@ -30,5 +31,18 @@ export class Health {
       if (severity[result.status] > severity[status]) status = result.status;
     }
     return { status, version: this.version, uptimeSeconds: Math.floor((Date.now() - this.#started) / 1000), subsystems };
+  }
+
+  /**
+   * The report as JSON. Requests answered in one event-loop turn arrived together, so they share one reading;
+   * the next turn reads afresh, so an answer never misses a change made before its request arrived.
+   */
+  json(): { status: HealthStatus; json: string } {
+    if (!this.#shared) {
+      const report = this.report();
+      this.#shared = { status: report.status, json: JSON.stringify(report) };
+      setImmediate(() => (this.#shared = undefined));
+    }
+    return this.#shared;
   }
 }

@@ -48,9 +48,10 @@ export function buildApp(runtime: RunningRuntime) {
     // hands each failure to the capability that owns the path rather than answering over it.
     .onError({ as: "global" }, ({ error, request, set }) => fail(error, request, set))
     .get("/health", ({ set }) => {
-      const report = health.report();
-      if (report.status === "down") set.status = 503;
-      return report;
+      const { status, json } = health.json();
+      if (status === "down") set.status = 503;
+      set.headers["content-type"] = "application/json;charset=utf-8";
+      return json;
     })
     .use(mcpTransport.plugin);
 
