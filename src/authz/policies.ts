@@ -80,10 +80,7 @@ export function refuseAllowAll(engine: RegoEngine, policyPath: string, developme
 export function loadPolicies(engine: RegoEngine, { dir, policyPath, development }: { dir: string; policyPath: string; development: boolean }): void {
   const { modules, data } = dir === "" ? builtinPolicies : readPolicyDir(dir);
   assertPackageLoaded(modules, policyPath);
-  const scratch = new RegoEngine();
-  scratch.load(modules, data);
-  refuseAllowAll(scratch, policyPath, development);
-  engine.load(modules, data);
+  engine.loadChecked(modules, data, () => refuseAllowAll(engine, policyPath, development));
 }
 
 /** Start-up check of a remote engine: its package must answer, and not allow everything outside development. */

@@ -69,6 +69,21 @@ export class RegoEngine {
     this.active = build(parsed, data === undefined ? this.active.data : this.toData(data));
   }
 
+  /**
+   * Loads like `load`, then runs `accept` against the new set; when `accept` throws, the previous set is
+   * active again. One compilation for a set that must pass a check before it may serve.
+   */
+  loadChecked(modules: PolicyModule[], data: unknown, accept: () => void): void {
+    const previous = this.active;
+    this.load(modules, data);
+    try {
+      accept();
+    } catch (error) {
+      this.active = previous;
+      throw error;
+    }
+  }
+
   /** Adds or replaces one module, atomically. */
   putModule(id: string, source: string): void {
     const modules = new Map(this.active.modules);

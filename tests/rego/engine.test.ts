@@ -143,3 +143,19 @@ describe("packageOf", () => {
     expect(packageOf('package "x"')).toBeUndefined();
   });
 });
+
+test("loadChecked keeps the previous set active when the new one fails its check", () => {
+  const engine = new RegoEngine();
+  engine.load([{ id: "a.rego", source: "package p\n\nx := 1\n" }], {});
+  const before = engine.version;
+  expect(() =>
+    engine.loadChecked([{ id: "b.rego", source: "package p\n\nx := 2\n" }], {}, () => {
+      expect(engine.evaluate("p/x").result).toBe(2); // the check sees the new set
+      throw new Error("refused");
+    }),
+  ).toThrow("refused");
+  expect(engine.evaluate("p/x").result).toBe(1);
+  expect(engine.version).toBe(before);
+  engine.loadChecked([{ id: "b.rego", source: "package p\n\nx := 2\n" }], {}, () => {});
+  expect(engine.evaluate("p/x").result).toBe(2);
+});
