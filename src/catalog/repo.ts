@@ -93,7 +93,13 @@ function searchCondition(term: string): SQL {
  * (any table, rolled back or not), data_version moves when another connection or process commits. Coarse, but
  * never still while a product changed.
  */
-export const changeMark = (db: DbOrTx): string => db.get<[string]>(sql`SELECT total_changes() || ':' || data_version FROM pragma_data_version`)[0];
+const changeMarkQuery = preparedOn((db) =>
+  db
+    .select({ mark: sql<string>`total_changes() || ':' || data_version` })
+    .from(sql`pragma_data_version`)
+    .prepare(),
+);
+export const changeMark = (db: DbOrTx): string => changeMarkQuery(db).get()!.mark;
 
 /** Takes `quantity` from stock only if that much is there; false (and nothing changed) otherwise. */
 export const reserveStock = (db: DbOrTx, productId: string, quantity: number): boolean =>
