@@ -1,23 +1,27 @@
 /**
- * `bun scripts/bench/catalog.ts [--products N] [--seconds S] [--concurrency C]`
+ * `bun scripts/bench/catalog.ts [--products N] [--seconds S] [--concurrency C] [--rounds R]`
  *
  * Seeds a catalog (100,000 products by default) with `platform catalog seed`, starts `platform serve` and a bare
  * Bun.serve that answers one fixed product JSON, then drives both from this process with a bounded loop of
  * loopback fetches: get-by-id and a filtered list against the platform, the fixed JSON against the bare server.
- * The platform keeps list pages until its database changes; a second list row drives searches never made before,
- * so the table shows both the repeated-search figure and the cost of computing a page.
+ * The platform keeps list pages and products read by id until its database changes; a second row for each asks
+ * for what was never asked before, so the table shows both the repeated figure and the cost of computing an answer.
  * Prints throughput and latency side by side with the ratio to the bare server, then places 200 concurrent
  * orders on 10 products with little stock and checks that nothing was oversold and no order was lost.
  */
+import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 
-const { values } = parseArgs({ options: { products: { type: "string" }, seconds: { type: "string" }, concurrency: { type: "string" } } });
+const { values } = parseArgs({
+  options: { products: { type: "string" }, seconds: { type: "string" }, concurrency: { type: "string" }, rounds: { type: "string" } },
+});
 const productCount = Number(values.products ?? 100_000);
 const seconds = Number(values.seconds ?? 5);
 const concurrency = Number(values.concurrency ?? 32);
+const rounds = Number(values.rounds ?? 5);
 const root = join(import.meta.dir, "../..");
 const main = join(root, "src/main.ts");
 const dataDir = mkdtempSync(join(tmpdir(), "platform-bench-"));
@@ -59,26 +63,51 @@ interface Result {
   p99: number;
 }
 
-/** Keeps `concurrency` requests in flight for `seconds`, recording each latency. */
-async function load(next: () => string): Promise<Result> {
-  const latencies: number[] = [];
-  let errors = 0;
-  const until = performance.now() + seconds * 1000;
+interface Tally {
+  latencies: number[];
+  errors: number;
+  elapsed: number;
+}
+
+/** Keeps `concurrency` requests in flight for `span` seconds, adding each latency to `tally`. */
+async function drive(next: () => string, span: number, tally: Tally): Promise<void> {
+  const until = performance.now() + span * 1000;
   const worker = async () => {
     while (performance.now() < until) {
       const started = performance.now();
       const res = await fetch(next());
       await res.arrayBuffer();
-      latencies.push(performance.now() - started);
-      if (res.status !== 200) errors++;
+      tally.latencies.push(performance.now() - started);
+      if (res.status !== 200) tally.errors++;
     }
   };
   const began = performance.now();
   await Promise.all(Array.from({ length: concurrency }, worker));
-  const elapsed = (performance.now() - began) / 1000;
+  tally.elapsed += (performance.now() - began) / 1000;
+}
+
+function summary({ latencies, errors, elapsed }: Tally): Result {
   latencies.sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!;
   return { requests: latencies.length, errors, perSecond: latencies.length / elapsed, p50: at(0.5), p99: at(0.99) };
+}
+
+/** One scenario for `seconds`. */
+async function load(next: () => string): Promise<Result> {
+  const tally: Tally = { latencies: [], errors: 0, elapsed: 0 };
+  await drive(next, seconds, tally);
+  return summary(tally);
+}
+
+/**
+ * Scenarios taking turns, `rounds` turns of seconds/rounds each: when other work on the machine comes or goes
+ * midway, it weighs on every scenario alike, so the ratios to the bare server hold.
+ */
+async function interleaved<const S extends readonly (() => string)[]>(scenarios: S): Promise<{ [K in keyof S]: Result }> {
+  const tallies: Tally[] = scenarios.map(() => ({ latencies: [], errors: 0, elapsed: 0 }));
+  for (let round = 0; round < rounds; round++)
+    for (const [n, next] of scenarios.entries()) await drive(next, seconds / rounds, tallies[n]!);
+  return tallies.map(summary) as { [K in keyof S]: Result };
 }
 
 try {
@@ -116,26 +145,37 @@ try {
     return fresh[nextFresh++]!;
   };
   const uncached = await load(freshUrl);
+  // Every product once: none of these lookups can be answered from kept views.
+  const reader = new Database(join(dataDir, "platform.db"), { readonly: true });
+  const everyId = reader.query<{ id: string }, []>("SELECT id FROM catalog_products").all().map((r) => r.id);
+  reader.close();
+  let nextId = 0;
+  const freshIdUrl = () => {
+    if (nextId === everyId.length) throw new Error(`only ${everyId.length} products to read once each; lower --seconds or --concurrency`);
+    return `${platform}/v2/products/${everyId[nextId++]}`;
+  };
 
   // Warm both servers (JIT, page cache, the list's kept pages) before measuring.
   await load(() => `${bare}/`);
   await load(() => `${platform}/v2/products/${pick(ids)}`);
   await load(filteredUrl);
 
-  const bareResult = await load(() => `${bare}/`);
-  const byId = await load(() => `${platform}/v2/products/${pick(ids)}`);
-  const filtered = await load(filteredUrl);
+  const uncachedById = await load(freshIdUrl);
+
+  const [bareResult, byId, filtered] = await interleaved([() => `${bare}/`, () => `${platform}/v2/products/${pick(ids)}`, filteredUrl]);
 
   const row = (name: string, r: Result, goal: string) =>
     `| ${name.padEnd(44)} | ${r.perSecond.toFixed(0).padStart(8)} | ${r.p50.toFixed(2).padStart(7)} | ${r.p99.toFixed(2).padStart(7)} | ${((r.perSecond / bareResult.perSecond) * 100).toFixed(0).padStart(5)}% | ${goal.padEnd(18)} | ${String(r.errors).padStart(6)} |`;
-  console.log(`\n${productCount} products, ${concurrency} concurrent loopback requests, ${seconds} s each\n`);
+  console.log(`\n${productCount} products, ${concurrency} concurrent loopback requests, ${seconds} s each (bare and cycled rows in ${rounds} alternating turns)\n`);
   console.log(`| ${"scenario".padEnd(44)} | ${"req/s".padStart(8)} | ${"p50 ms".padStart(7)} | ${"p99 ms".padStart(7)} | ${"vs bare".padStart(6)} | ${"goal".padEnd(18)} | ${"errors".padStart(6)} |`);
   console.log(`|${"-".repeat(46)}|${"-".repeat(10)}|${"-".repeat(9)}|${"-".repeat(9)}|${"-".repeat(8)}|${"-".repeat(20)}|${"-".repeat(8)}|`);
   console.log(row("bare Bun.serve, fixed product JSON", bareResult, "baseline"));
   console.log(row("GET /v2/products/{id}", byId, ">= 50%, p99 < 20"));
+  console.log(row("  same, each product new (read, not kept)", uncachedById, "(the cost behind)"));
   console.log(row("GET /v2/products?category&search&page", filtered, ">= 25%, p99 < 20"));
   console.log(row("  same, each search new (computed, not kept)", uncached, "(the cost behind)"));
   console.log(`\n${uncached.requests} distinct searches computed; the filtered list repeats ${categories.length * terms.length * 3} searches, kept after their first computation.`);
+  console.log(`${uncachedById.requests} distinct products read once each; get-by-id cycles through ${ids.length} products, kept after their first read.`);
 
   // 200 concurrent orders on 10 products with 5 each: at most 50 can succeed.
   const login = (await (await fetch(`${platform}/v2/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: "bench@shop.test", password: "bench-password" }) })).json()) as { accessToken: string; customer: { id: string } };

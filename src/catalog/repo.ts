@@ -1,7 +1,8 @@
 /** The catalog's queries. Each takes the database or the transaction it should run in. */
 import { and, count, desc, eq, gte, inArray, isNull, lte, or, sql, type SQL } from "drizzle-orm";
 import { preparedOn } from "../db/prepared.ts";
-import type { DbOrTx } from "../db/client.ts";
+import type { Database, Statement } from "bun:sqlite";
+import type { Db, DbOrTx } from "../db/client.ts";
 import {
   catalogApiKeys as apiKeys,
   catalogCustomers as customers,
@@ -91,9 +92,20 @@ function searchCondition(term: string): SQL {
 /**
  * Moves whenever the database may have changed: total_changes() counts every row this connection has written
  * (any table, rolled back or not), data_version moves when another connection or process commits. Coarse, but
- * never still while a product changed.
+ * never still while a product changed. Read with the driver's own prepared statements: drizzle could only reach
+ * data_version through the pragma_data_version table, which prepares the pragma again on every read.
  */
-export const changeMark = (db: DbOrTx): string => db.get<[string]>(sql`SELECT total_changes() || ':' || data_version FROM pragma_data_version`)[0];
+export function changeMark(db: Db): string {
+  let statements = markStatements.get(db);
+  if (!statements) {
+    // drizzle() returns the database with its driver as `$client`; the shared Db type leaves that member out.
+    const client = (db as Db & { $client: Database }).$client;
+    statements = { changes: client.prepare<[number], []>("SELECT total_changes()"), version: client.prepare<[number], []>("PRAGMA data_version") };
+    markStatements.set(db, statements);
+  }
+  return `${statements.changes.values()[0]![0]}:${statements.version.values()[0]![0]}`;
+}
+const markStatements = new WeakMap<Db, { changes: Statement<[number], []>; version: Statement<[number], []> }>();
 
 /** Takes `quantity` from stock only if that much is there; false (and nothing changed) otherwise. */
 export const reserveStock = (db: DbOrTx, productId: string, quantity: number): boolean =>

@@ -27,7 +27,7 @@ import type {
   ProductQuery,
 } from "./model.ts";
 import { orderKind, OutOfStock } from "./order-actor.ts";
-import { PageCache } from "./page-cache.ts";
+import { ChangeCache } from "./change-cache.ts";
 import * as repo from "./repo.ts";
 import { customerView, orderView, productView, toCents } from "./views.ts";
 
@@ -50,9 +50,13 @@ export interface PlacedOrder {
 
 /** How many product list pages are kept between writes (a page of 20 products is some 10 KB, of 100 some 50 KB). */
 const keptProductPages = 256;
+/** How many single products are kept between writes (some 600 bytes each). */
+const keptProducts = 10_000;
 
 export class CatalogService {
-  readonly #productPages = new PageCache<PageOf<Product>>(keptProductPages);
+  readonly #productPages = new ChangeCache<PageOf<Product>>(keptProductPages);
+  // A lookup by id is the hottest read; kept views spare the row's decoding and shaping, not the change check.
+  readonly #products = new ChangeCache<Product>(keptProducts);
 
   constructor(
     readonly db: Db,
@@ -76,9 +80,11 @@ export class CatalogService {
   }
 
   getProduct(id: string): Product {
-    const row = repo.findProduct(this.db, id);
-    if (!row) throw notFound("Product", id);
-    return productView(row);
+    return this.#products.get(repo.changeMark(this.db), id, () => {
+      const row = repo.findProduct(this.db, id);
+      if (!row) throw notFound("Product", id);
+      return productView(row);
+    });
   }
 
   createProduct(principal: Principal | undefined, input: ProductInput): Product {

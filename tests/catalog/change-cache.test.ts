@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
-import { PageCache } from "../../src/catalog/page-cache.ts";
+import { ChangeCache } from "../../src/catalog/change-cache.ts";
 import { address, openShop, productInput, type Shop } from "./support.ts";
 
 test("a kept page is served until the mark moves, then everything is computed again", () => {
-  const cache = new PageCache<string>(10);
+  const cache = new ChangeCache<string>(10);
   let computed = 0;
   const page = (mark: string, key: string) => cache.get(mark, key, () => `${key}@${mark}#${++computed}`);
   expect(page("m1", "a")).toBe("a@m1#1");
@@ -16,13 +16,20 @@ test("a kept page is served until the mark moves, then everything is computed ag
 });
 
 test("a full cache lets go of the page it has kept longest", () => {
-  const cache = new PageCache<number>(2);
+  const cache = new ChangeCache<number>(2);
   let computed = 0;
   const page = (key: string) => cache.get("m", key, () => ++computed);
   expect([page("a"), page("b"), page("c")]).toEqual([1, 2, 3]);
   expect(page("b")).toBe(2);
   expect(page("c")).toBe(3);
   expect(page("a")).toBe(4);
+});
+
+test("a value whose computation throws is not kept", () => {
+  const cache = new ChangeCache<number>(10);
+  let computed = 0;
+  expect(() => cache.get("m", "a", () => { computed++; throw new Error("no such row"); })).toThrow("no such row");
+  expect(cache.get("m", "a", () => ++computed)).toBe(2);
 });
 
 let shop: Shop;
@@ -64,4 +71,40 @@ test("a list reflects this server's own writes, stock taken by orders included",
   expect((await list()).body.data[0].stock).toBe(1);
   expect((await shop.call("DELETE", `/products/${kettle.id}`, { token: shop.admin.token })).status).toBe(204);
   expect((await list()).body.pagination.total).toBe(0);
+});
+
+test("a product read by id reflects writes made by another connection to the same database file", async () => {
+  const { body: lamp } = await shop.json("POST", "/products", { body: productInput({ name: "Tin Lamp", category: "home" }), token: shop.admin.token });
+  const read = () => shop.json("GET", `/products/${lamp.id}`);
+  expect((await read()).body.stock).toBe(10);
+  expect((await read()).body.stock).toBe(10);
+
+  const other = new Database(join(shop.dataDir, "platform.db"));
+  try {
+    other.run("UPDATE catalog_products SET stock = 3, tags = '[\"tin\"]' WHERE id = ?", [lamp.id]);
+    expect((await read()).body).toMatchObject({ stock: 3, tags: ["tin"] });
+    other.run("DELETE FROM catalog_products WHERE id = ?", [lamp.id]);
+    expect((await read()).status).toBe(404);
+  } finally {
+    other.close();
+  }
+});
+
+test("a product read by id reflects this server's own writes, stock taken by orders included", async () => {
+  const { body: mug } = await shop.json("POST", "/products", { body: productInput({ name: "Enamel Mug", category: "home" }), token: shop.admin.token });
+  const read = () => shop.json("GET", `/products/${mug.id}`);
+  expect((await read()).body).toEqual(mug);
+  const patched = await shop.json("PATCH", `/products/${mug.id}`, { body: { stock: 2, price: 7.5 }, token: shop.admin.token });
+  expect((await read()).body).toEqual(patched.body);
+  const customer = await shop.customer();
+  const order = await shop.json("POST", "/orders", {
+    body: { customerId: customer.id, items: [{ productId: mug.id, quantity: 1 }], shippingAddress: address },
+    token: customer.token,
+  });
+  expect(order.status).toBe(201);
+  expect((await read()).body.stock).toBe(1);
+  expect((await shop.json("PATCH", `/orders/${order.body.id}/status`, { body: { status: "cancelled" }, token: customer.token })).status).toBe(200);
+  expect((await read()).body.stock).toBe(2);
+  expect((await shop.call("DELETE", `/products/${mug.id}`, { token: shop.admin.token })).status).toBe(204);
+  expect((await read()).status).toBe(404);
 });
