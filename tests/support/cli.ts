@@ -19,14 +19,24 @@ export interface Running {
   stop(signal?: NodeJS.Signals): Promise<number>;
 }
 
+// Every child still running when the test process exits is ended, so a test that times out mid-start leaves
+// no server behind.
+const children = new Set<Subprocess>();
+process.once("exit", () => {
+  for (const child of children) child.kill("SIGKILL");
+});
+
 export function platform(args: string[], options: { env?: Record<string, string>; cwd?: string; command?: string[] } = {}) {
-  return Bun.spawn([...(options.command ?? sourceCommand), ...args], {
+  const child = Bun.spawn([...(options.command ?? sourceCommand), ...args], {
     cwd: options.cwd ?? repoRoot,
     env: { ...process.env, ...options.env },
     stdin: "ignore",
     stdout: "pipe",
     stderr: "pipe",
   });
+  children.add(child);
+  void child.exited.then(() => children.delete(child));
+  return child;
 }
 
 /** Starts `serve` on a free loopback port in `dataDir` and resolves once it listens. */
