@@ -7,14 +7,7 @@ const sanitizer = new Sanitizer([{ service: "pay", value: secret }, { service: "
   { service: "gh", pattern: "ghp_[A-Za-z0-9]{36}" },
 ]);
 
-function streamed(text: string, size: number): string {
-  const redactor = sanitizer.redactor();
-  const bytes = new TextEncoder().encode(text);
-  const out: Uint8Array[] = [];
-  for (let i = 0; i < bytes.length; i += size) out.push(redactor.push(bytes.subarray(i, i + size)));
-  out.push(redactor.end());
-  return Buffer.concat(out).toString("utf8");
-}
+const streamed = (text: string, size: number) => streamedWith(sanitizer, text, size);
 
 test("every encoding of a value is redacted and marked with its service", () => {
   const forms = [
@@ -89,8 +82,9 @@ function slowRedact(text: string, secrets: { service: string; value: string }[])
 
 const anyMarker = /\[REDACTED:[a-z0-9]+\]/g;
 
-function streamedWith(sanitizer: Sanitizer, text: string, size: number): string {
-  const redactor = sanitizer.redactor();
+/** `text` pushed through a fresh redactor in chunks of `size` bytes. */
+function streamedWith(using: Sanitizer, text: string, size: number): string {
+  const redactor = using.redactor();
   const bytes = new TextEncoder().encode(text);
   const out: Uint8Array[] = [];
   for (let i = 0; i < bytes.length; i += size) out.push(redactor.push(bytes.subarray(i, i + size)));
