@@ -1,7 +1,8 @@
 /**
  * The actor system: every task, session, lease and order is an XState actor spawned here under an id.
- * Each transition is persisted (snapshot plus the capability's own record, in one transaction) before
- * subscribers hear of it, so what an SSE stream shows has already survived a crash.
+ * Each transition is persisted (snapshot plus the capability's own record, in one transaction or savepoint)
+ * before subscribers hear of it, so what an SSE stream shows has already survived a crash. A busy kind may
+ * commit its transitions a turn at a time (ActorKind.groupCommit, actors/turn-transaction.ts).
  *
  * Deadlines: XState does not persist `after:` timers, so a machine that needs one keeps `deadline` (epoch ms)
  * in its context; the system keeps a timer armed for it (re-armed on restore) and sends `{ type: "DEADLINE" }`.
@@ -9,6 +10,7 @@
 import { createActor, type Actor, type AnyStateMachine, type EventFrom, type InputFrom, type SnapshotFrom } from "xstate";
 import type { Db, DbOrTx } from "../src/db/client.ts";
 import type { Logger } from "../src/log.ts";
+import { TurnTransaction } from "./turn-transaction.ts";
 import { activeActors, deleteFinishedBefore, findActor, saveActor } from "./repo.ts";
 
 export const DEADLINE = "DEADLINE" as const;
@@ -20,6 +22,13 @@ export interface ActorKind<M extends AnyStateMachine = AnyStateMachine> {
   machine: M;
   /** Writes the capability's own record of the actor, in the transaction that stores the snapshot. */
   record?(tx: DbOrTx, id: string, snapshot: SnapshotFrom<M>): void;
+  /**
+   * Store this kind's transitions with the others of the same event-loop turn, in one transaction committed as
+   * the turn ends: far fewer commits under load. spawn/send then return before the change is committed (a refused
+   * write still throws at once); subscribers hear of it after the commit, and an answer that acknowledges it
+   * must first await `committed()`. Other kinds commit before spawn/send return.
+   */
+  groupCommit?: boolean;
   /** Called once for each actor restored at boot (e.g. to fail work that was interrupted). */
   restored?(actor: Actor<M>): void;
   /** How long a final actor stays addressable before it is retired; defaults to the system's retention. */
@@ -73,6 +82,7 @@ export class ActorSystem {
   readonly #log: Logger;
   readonly #retentionMs: number;
   readonly #now: () => number;
+  readonly #turn: TurnTransaction;
   #sweeper?: ReturnType<typeof setInterval>;
 
   constructor({ db, log, retentionMs, now = Date.now }: ActorSystemOptions) {
@@ -80,6 +90,7 @@ export class ActorSystem {
     this.#log = log.child({ component: "actors" });
     this.#retentionMs = retentionMs;
     this.#now = now;
+    this.#turn = new TurnTransaction(db.$client, this.#log);
   }
 
   register<M extends AnyStateMachine>(kind: ActorKind<M>): void {
@@ -172,8 +183,19 @@ export class ActorSystem {
     return { live: this.#entries.size, active, byKind };
   }
 
+  /** Resolves once every transition so far is committed (see ActorKind.groupCommit); rejects if it could not be. */
+  committed(): Promise<void> {
+    return this.#turn.committed();
+  }
+
+  /** True while transitions of this turn await their commit. */
+  get uncommitted(): boolean {
+    return this.#turn.pending;
+  }
+
   /** Stops every actor without touching what is stored: a restart restores them as they were. */
   stop(): void {
+    this.#turn.commit();
     clearInterval(this.#sweeper);
     for (const id of [...this.#entries.keys()]) this.#forget(id);
   }
@@ -206,7 +228,8 @@ export class ActorSystem {
   /** Replaces a live actor whose transition was not stored with one restored from its last stored snapshot. */
   #revert(id: string, entry: Entry): void {
     if (this.#entries.get(id) !== entry) return;
-    const { listeners } = entry;
+    // Copied: forgetting the entry clears its set, and its subscribers stay with the restored actor.
+    const listeners = new Set(entry.listeners);
     this.#forget(id);
     const row = findActor(this.#db, id);
     if (row?.status !== "active") return;
@@ -218,16 +241,35 @@ export class ActorSystem {
     const now = new Date(this.#now());
     const finished = snapshot.status !== "active";
     const deadline = finished ? undefined : deadlineOf(snapshot);
+    // A grouped kind joins the turn's transaction; an immediate one joins a transaction already open and commits it.
+    const joined = (entry.kind.groupCommit === true || this.#turn.pending) && this.#turn.join();
     try {
       this.#store(id, entry, snapshot, now, finished, deadline);
     } catch (error) {
-      this.#log.error("actor transition could not be stored; reverting", { actorId: id, kind: entry.kind.kind, error });
-      entry.failed = error;
-      queueMicrotask(() => this.#revert(id, entry));
+      this.#fail(id, entry, error);
       return;
     }
     this.#arm(id, entry, deadline);
-    for (const listener of entry.listeners) {
+    if (!joined) return this.#notify(id, entry, snapshot, entry.listeners);
+    // Told after the commit: those subscribed when it happened and still subscribed then.
+    const listeners = [...entry.listeners];
+    this.#turn.then(
+      () => this.#notify(id, entry, snapshot, listeners),
+      (error) => this.#fail(id, entry, error),
+    );
+    if (!entry.kind.groupCommit) this.#turn.commit();
+  }
+
+  #fail(id: string, entry: Entry, error: unknown): void {
+    if (entry.failed) return; // a rolled-back group fails each of its transitions; one revert undoes them all
+    this.#log.error("actor transition could not be stored; reverting", { actorId: id, kind: entry.kind.kind, error });
+    entry.failed = error;
+    queueMicrotask(() => this.#revert(id, entry));
+  }
+
+  #notify(id: string, entry: Entry, snapshot: SnapshotFrom<AnyStateMachine>, listeners: Iterable<Listener>): void {
+    for (const listener of listeners) {
+      if (!entry.listeners.has(listener)) continue;
       try {
         listener(snapshot);
       } catch (error) {

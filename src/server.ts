@@ -53,6 +53,11 @@ export function buildApp(runtime: RunningRuntime) {
       set.headers["content-type"] = "application/json;charset=utf-8";
       return json;
     })
+    // Actors commit their changes a turn at a time (see ActorKind.groupCommit), and other writes of that turn go
+    // with them: an answer leaves once they are stored. /health, declared above, writes nothing and does not wait.
+    .onAfterHandle({ as: "global" }, async () => {
+      if (runtime.actors.uncommitted) await runtime.actors.committed();
+    })
     .use(mcpTransport.plugin);
 
   for (const capability of capabilities) if (capability.http) app.use(capability.http);

@@ -165,7 +165,13 @@ export class A2AServer {
             if (error instanceof BodyTooLarge || (error as Error).name === "PayloadTooLarge") return tooLarge(bodyLimit);
             return rpcErrorResponse(RpcCode.ParseError, "Parse error: the body could not be read");
           }
-          return handleRpc(text, methods, { callerId: callerOf(request), request }, log);
+          const answer = await handleRpc(text, methods, { callerId: callerOf(request), request }, log);
+          try {
+            await this.taskManager.committed();
+          } catch {
+            return rpcErrorResponse(RpcCode.InternalError, "Internal error: the change could not be stored");
+          }
+          return answer;
         },
         { parse: "none" },
       )

@@ -76,6 +76,8 @@ export class TaskManager {
       machine: taskMachine,
       // The prepared statement runs on the connection whose transaction stores the snapshot.
       record: (_tx, _id, snapshot) => this.#rows.save(rowOf(snapshot)),
+      // Tasks are the busiest actors: their changes are committed a turn at a time (see committed()).
+      groupCommit: true,
       restored: (actor) => this.#restored(actor),
     };
     this.#actors.register(this.kind);
@@ -98,6 +100,14 @@ export class TaskManager {
     const snapshot = actor.getSnapshot();
     this.#remember(id, updateOf(snapshot));
     return taskOf(snapshot);
+  }
+
+  /**
+   * Resolves once every change made so far is committed; rejects if it could not be. Changes are visible at
+   * once but committed as the event-loop turn ends, so an answer that reports one awaits this first.
+   */
+  committed(): Promise<void> {
+    return this.#actors.committed();
   }
 
   /**

@@ -10,7 +10,7 @@ import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import * as schema from "./schema.ts";
 import { journal, migrationSql } from "./migrations.ts";
 
-export type Db = BunSQLiteDatabase<typeof schema>;
+export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
 /** What a repository function accepts: the database or a transaction on it. */
 export type DbOrTx = Db | Parameters<Parameters<Db["transaction"]>[0]>[0];
 
