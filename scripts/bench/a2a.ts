@@ -3,13 +3,15 @@
  *
  * 1. 64 concurrent clients send a trivial task and wait for it to complete, for `seconds` each (default 5):
  *    this platform's A2A server (task.send, blocking, task actors on a SQLite file) against the @a2a-js/sdk
- *    reference Express server (SendMessage, blocking, echo executor, in-memory task store). Each server runs
- *    in its own child process; this process only generates load.
+ *    reference Express server (SendMessage, blocking, echo executor, in-memory task store; a2a-reference.mjs)
+ *    on Node.js, where its users run it, and on Bun. Each server runs in its own child process; this process
+ *    only generates load.
  * 2. SSE fan-out: 1,000 subscribers stream one task that stores 20 updates; each must receive every one.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { printTable } from "./support.ts";
 
 
 // --- the servers ---
@@ -47,53 +49,18 @@ async function servePlatform() {
   console.log(JSON.stringify({ url }));
 }
 
-async function serveReference() {
-  const express = (await import("express")).default;
-  const { DefaultRequestHandler, InMemoryTaskStore, AgentEvent } = await import("@a2a-js/sdk/server");
-  const { jsonRpcHandler, agentCardHandler, UserBuilder } = await import("@a2a-js/sdk/server/express");
-  const { TaskState } = await import("@a2a-js/sdk");
-  const app = express();
-  const listening = app.listen(0, "127.0.0.1");
-  await new Promise((resolve) => listening.once("listening", resolve));
-  const port = (listening.address() as { port: number }).port;
-  const url = `http://127.0.0.1:${port}`;
-  const card = {
-    name: "Reference echo",
-    description: "Echo",
-    version: "1.0.0",
-    supportedInterfaces: [{ url, protocolBinding: "JSONRPC", protocolVersion: "1.0", tenant: "" }],
-    provider: undefined,
-    capabilities: { streaming: true, pushNotifications: false, extensions: [] },
-    securitySchemes: {},
-    securityRequirements: [],
-    defaultInputModes: ["text/plain"],
-    defaultOutputModes: ["text/plain"],
-    skills: [],
-    signatures: [],
-  };
-  const executor = {
-    async execute(context: any, bus: any) {
-      const { taskId, contextId, userMessage } = context;
-      const at = () => new Date().toISOString();
-      bus.publish(AgentEvent.task({ id: taskId, contextId, status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: at() }, artifacts: [], history: [userMessage], metadata: undefined }));
-      bus.publish(AgentEvent.artifactUpdate({ taskId, contextId, artifact: { artifactId: "echo", name: "echo", description: "", parts: userMessage.parts, metadata: undefined, extensions: [] }, append: false, lastChunk: true, metadata: undefined }));
-      bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: { state: TaskState.TASK_STATE_COMPLETED, message: undefined, timestamp: at() }, metadata: undefined }));
-      bus.finished();
-    },
-    async cancelTask() {},
-  };
-  const handler = new DefaultRequestHandler(card as any, new InMemoryTaskStore(), executor);
-  app.use("/.well-known/agent-card.json", agentCardHandler({ agentCardProvider: handler }));
-  app.use(express.json({ limit: "1mb" }));
-  app.use("/", jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
-  process.on("SIGTERM", () => (listening.close(), process.exit(0)));
-  console.log(JSON.stringify({ url }));
-}
-
 // --- the load ---
 
-async function spawnServer(which: "serve-platform" | "serve-reference") {
-  const proc = Bun.spawn(["bun", import.meta.path, which], { stdout: "pipe", stderr: "inherit" });
+const REFERENCE = join(import.meta.dir, "a2a-reference.mjs");
+const commands = {
+  platform: [process.execPath, import.meta.path, "serve-platform"],
+  "reference (Node.js)": ["node", REFERENCE],
+  "reference (Bun)": [process.execPath, REFERENCE],
+};
+type Server = keyof typeof commands;
+
+async function spawnServer(which: Server) {
+  const proc = Bun.spawn(commands[which], { stdout: "pipe", stderr: "inherit" });
   const reader = proc.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let text = "";
   while (!text.includes("\n")) {
@@ -200,14 +167,13 @@ async function main(seconds: number) {
     process.exit(await again.exited);
   }
   const clients = 64;
-  const row = (name: string, ours: string, theirs: string, ratio: string) => console.log(`| ${name.padEnd(30)} | ${ours.padStart(12)} | ${theirs.padStart(12)} | ${ratio.padStart(8)} |`);
-  const measure = async (which: "serve-platform" | "serve-reference") => {
+  const measure = async (which: Server) => {
     const server = await spawnServer(which);
     try {
-      const send = which === "serve-platform" ? await platformSend(server.url) : await referenceSend(server.url);
+      const send = which === "platform" ? await platformSend(server.url) : await referenceSend(server.url);
       await load(clients, 1, send); // warm-up
       const result = await load(clients, seconds, send);
-      const fan = which === "serve-platform" ? await fanOut(server.url, 1000, 20) : undefined;
+      const fan = which === "platform" ? await fanOut(server.url, 1000, 20) : undefined;
       return { result, fan };
     } finally {
       server.proc.kill("SIGTERM");
@@ -215,31 +181,37 @@ async function main(seconds: number) {
     }
   };
   console.error(`measuring ${clients} clients for ${seconds}s against each server...`);
-  const ours = await measure("serve-platform");
-  const theirs = await measure("serve-reference");
+  const ours = await measure("platform");
+  const references = { node: await measure("reference (Node.js)"), bun: await measure("reference (Bun)") };
   const tput = (r: LoadResult) => r.completed / r.seconds;
   const fmt = (n: number, digits = 1) => n.toFixed(digits);
-  console.log(`\nA2A: a trivial task sent and completed, ${clients} concurrent clients, ${seconds}s each, loopback\n`);
-  row("metric", "platform", "@a2a-js/sdk", "ratio");
-  console.log(`|${"-".repeat(32)}|${"-".repeat(14)}|${"-".repeat(14)}|${"-".repeat(10)}|`);
-  row("throughput (tasks/s)", fmt(tput(ours.result), 0), fmt(tput(theirs.result), 0), `${fmt(tput(ours.result) / tput(theirs.result), 2)}x`);
-  for (const p of [50, 99]) {
-    const a = percentile(ours.result.latencies, p);
-    const b = percentile(theirs.result.latencies, p);
-    row(`latency p${p} (ms)`, fmt(a, 2), fmt(b, 2), `${fmt(a / b, 2)}x`);
-  }
-  row("tasks completed", String(ours.result.completed), String(theirs.result.completed), "");
-  row("errors", String(ours.result.errors), String(theirs.result.errors), "");
+  const ratio = (a: number, b: number) => `${fmt(a / b, 2)}x`;
+  const cells = (f: (r: LoadResult) => number, digits: number) => {
+    const [a, b, c] = [f(ours.result), f(references.node.result), f(references.bun.result)];
+    return [fmt(a, digits), fmt(b, digits), ratio(a, b), fmt(c, digits), ratio(a, c)];
+  };
+  console.log(`\nA2A: a trivial task sent and completed, ${clients} concurrent clients, ${seconds}s each, loopback`);
+  console.log("Ratios are platform / reference. The goal: 3x the reference's throughput with a lower p99.\n");
+  printTable([
+    ["metric", "platform", "@a2a-js/sdk on Node.js", "ratio", "@a2a-js/sdk on Bun", "ratio"],
+    ["throughput (tasks/s)", ...cells(tput, 0)],
+    ["latency p50 (ms)", ...cells((r) => percentile(r.latencies, 50), 2)],
+    ["latency p99 (ms)", ...cells((r) => percentile(r.latencies, 99), 2)],
+    ["tasks completed", String(ours.result.completed), String(references.node.result.completed), "", String(references.bun.result.completed), ""],
+    ["errors", String(ours.result.errors), String(references.node.result.errors), "", String(references.bun.result.errors), ""],
+  ]);
   const fan = ours.fan!;
   console.log(`\nSSE fan-out (platform): ${fan.subscribers} subscribers to one task storing ${fan.eventsEach - 1} updates after they connected\n`);
-  console.log(`| subscribers that got every event, in order | ${fan.complete} / ${fan.subscribers} |`);
-  console.log(`| events per subscriber                      | ${fan.eventsEach} |`);
-  console.log(`| events delivered                           | ${fan.delivered} |`);
-  console.log(`| release to last subscriber's final event   | ${fmt(fan.seconds * 1000, 0)} ms (${fmt(fan.delivered / fan.seconds, 0)} events/s) |`);
+  printTable([
+    ["measurement", "value"],
+    ["subscribers that got every event, in order", `${fan.complete} / ${fan.subscribers}`],
+    ["events per subscriber", String(fan.eventsEach)],
+    ["events delivered", String(fan.delivered)],
+    ["release to last subscriber's final event", `${fmt(fan.seconds * 1000, 0)} ms (${fmt(fan.delivered / fan.seconds, 0)} events/s)`],
+  ]);
 }
 
 // Dispatched last, so every declaration above is initialised.
 const role = process.argv[2];
 if (role === "serve-platform") await servePlatform();
-else if (role === "serve-reference") await serveReference();
 else await main(Number(role ?? 5));
