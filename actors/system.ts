@@ -51,6 +51,7 @@ export class ActorExistsError extends Error {
 }
 
 type Listener = (snapshot: SnapshotFrom<AnyStateMachine>) => void;
+type WriteTransition = (id: string, entry: Entry, snapshot: SnapshotFrom<AnyStateMachine>, now: Date, finished: boolean, deadline?: number) => void;
 
 interface Entry {
   kind: ActorKind;
@@ -83,6 +84,7 @@ export class ActorSystem {
   readonly #retentionMs: number;
   readonly #now: () => number;
   readonly #turn: TurnTransaction;
+  readonly #store: WriteTransition;
   #sweeper?: ReturnType<typeof setInterval>;
 
   constructor({ db, log, retentionMs, now = Date.now }: ActorSystemOptions) {
@@ -91,6 +93,8 @@ export class ActorSystem {
     this.#retentionMs = retentionMs;
     this.#now = now;
     this.#turn = new TurnTransaction(db.$client, this.#log);
+    // bun:sqlite's own transaction (a savepoint when one is open), made once: drizzle's builds a query API per call.
+    this.#store = db.$client.transaction((...args: Parameters<WriteTransition>) => this.#write(...args));
   }
 
   register<M extends AnyStateMachine>(kind: ActorKind<M>): void {
@@ -278,21 +282,20 @@ export class ActorSystem {
     }
   }
 
-  #store(id: string, entry: Entry, snapshot: SnapshotFrom<AnyStateMachine>, now: Date, finished: boolean, deadline?: number) {
-    this.#db.transaction((tx) => {
-      saveActor(tx, {
-        id,
-        kind: entry.kind.kind,
-        status: snapshot.status === "active" ? "active" : snapshot.status === "error" ? "error" : "done",
-        state: snapshot.value ?? null,
-        snapshot: entry.actor.getPersistedSnapshot(),
-        deadline: deadline ?? null,
-        createdAt: entry.createdAt,
-        updatedAt: now,
-        finishedAt: finished ? now : null,
-      });
-      entry.kind.record?.(tx, id, snapshot);
+  /** Writes one transition: the snapshot row and the kind's record. Runs inside #store's transaction. */
+  #write(...[id, entry, snapshot, now, finished, deadline]: Parameters<WriteTransition>): void {
+    saveActor(this.#db, {
+      id,
+      kind: entry.kind.kind,
+      status: snapshot.status === "active" ? "active" : snapshot.status === "error" ? "error" : "done",
+      state: snapshot.value ?? null,
+      snapshot: entry.actor.getPersistedSnapshot(),
+      deadline: deadline ?? null,
+      createdAt: entry.createdAt,
+      updatedAt: now,
+      finishedAt: finished ? now : null,
     });
+    entry.kind.record?.(this.#db, id, snapshot);
   }
 
   #arm(id: string, entry: Entry, deadline: number | undefined): void {
