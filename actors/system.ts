@@ -245,9 +245,10 @@ export class ActorSystem {
     const now = new Date(this.#now());
     const finished = snapshot.status !== "active";
     const deadline = finished ? undefined : deadlineOf(snapshot);
-    // A grouped kind joins the turn's transaction; an immediate one joins a transaction already open and commits it.
-    const joined = (entry.kind.groupCommit === true || this.#turn.pending) && this.#turn.join();
+    let joined = false;
     try {
+      // A grouped kind joins the turn's transaction; an immediate one joins a transaction already open and commits it.
+      joined = (entry.kind.groupCommit === true || this.#turn.pending) && this.#turn.join();
       this.#store(id, entry, snapshot, now, finished, deadline);
     } catch (error) {
       this.#fail(id, entry, error);
