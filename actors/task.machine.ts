@@ -1,5 +1,5 @@
 /**
- * An A2A task: pending -> running -> completed | failed | cancelled. The three last are final: a final task
+ * An A2A task: pending -> running -> completed | failed | cancelled (created running when its handler starts at once). The three last are final: a final task
  * never moves again, and no event changes it. Every event carries its time (`at`, epoch ms) so the machine
  * stays pure, and may carry `changes` (messages and artifacts to append, metadata to merge) so a handler's
  * output lands in the same transition as the state it reaches.
@@ -21,9 +21,11 @@ export interface TaskInput {
   messages: TaskMessage[];
   metadata: Record<string, unknown>;
   at: number;
+  /** Its handler starts at once: the task is created running, since its pending moment would be seen by nobody. */
+  started?: boolean;
 }
 
-export interface TaskContext extends Omit<TaskInput, "at"> {
+export interface TaskContext extends Omit<TaskInput, "at" | "started"> {
   artifacts: TaskArtifact[];
   result?: unknown;
   error?: string;
@@ -43,6 +45,13 @@ export type TaskEvent =
 
 export const taskMachine = setup({
   types: { context: {} as TaskContext, input: {} as TaskInput, events: {} as TaskEvent },
+  guards: {
+    // Only the first step's event (XState's init event) carries the input.
+    createdStarted: ({ event }) => {
+      const init = event as unknown as { type: string; input?: TaskInput };
+      return init.type === "xstate.init" && init.input?.started === true;
+    },
+  },
   actions: {
     apply: assign(({ context, event }) => {
       const { messages, artifacts, metadata } = event.changes ?? {};
@@ -59,10 +68,12 @@ export const taskMachine = setup({
   },
 }).createMachine({
   id: "task",
-  context: ({ input: { at, ...input } }) => ({ ...input, artifacts: [], createdAt: at, updatedAt: at, revision: 1 }),
+  context: ({ input: { at, started: _started, ...input } }) => ({ ...input, artifacts: [], createdAt: at, updatedAt: at, revision: 1 }),
   initial: "pending",
   states: {
     pending: {
+      // Taken within the first step, so a task created started is first seen (and first stored) running.
+      always: { guard: "createdStarted", target: "running" },
       on: {
         START: { target: "running", actions: "apply" },
         UPDATE: { actions: "apply" },

@@ -63,7 +63,7 @@ export function buildMethods(deps: MethodDeps): Map<string, Method> {
   ): Promise<Task> {
     await authorize(call.callerId, "task.send", { method, taskType: input.type, metadata: input.metadata });
     if (!handlers.get(input.type)) throw new UnsupportedTaskTypeError(input.type, handlers.types());
-    const task = manager.createTask(input);
+    const task = manager.createTask(input, { started: true });
     const ran = handlers.run(manager, task, call.callerId);
     if (!blocking || call.notification) return manager.getTask(task.id)!;
     return (await ran) ?? manager.getTask(task.id)!;

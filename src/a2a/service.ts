@@ -84,7 +84,8 @@ export class TaskManager {
     if (this.#close) this.#actors.restore();
   }
 
-  createTask(input: NewTask | Task): Task {
+  /** With `started`, its handler starts at once (see TaskHandlers.run), so the task is created running. */
+  createTask(input: NewTask | Task, { started = false }: { started?: boolean } = {}): Task {
     const at = Date.now();
     const id = input.id ?? randomUUID();
     const actor = this.#actors.spawn(this.kind, id, {
@@ -95,6 +96,7 @@ export class TaskManager {
       messages: (input.messages ?? []).map((m) => stampMessage(m, at)),
       metadata: input.metadata ?? {},
       at,
+      started,
     });
     this.#follow(id);
     const snapshot = actor.getSnapshot();
