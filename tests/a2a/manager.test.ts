@@ -23,6 +23,17 @@ test("create, get, list by state and type", () => {
   manager.close();
 });
 
+test("a task created started is first seen and first stored running, and its stream starts there", async () => {
+  const manager = fresh();
+  const task = manager.createTask({ type: "echo" }, { started: true });
+  expect(task.state).toBe("running");
+  expect(manager.current(task.id)).toMatchObject({ revision: 1, final: false });
+  await manager.committed();
+  expect(manager.listTasks("running").map((t) => t.id)).toEqual([task.id]);
+  expect(manager.listTasks("pending")).toEqual([]);
+  manager.close();
+});
+
 test("updateTask stores appended messages, artifacts and the move; a final task refuses", () => {
   const manager = fresh();
   const created = manager.createTask({ type: "echo" });
