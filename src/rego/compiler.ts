@@ -1,7 +1,10 @@
 import type { Body, CallTarget, CompiledWith, Expr, Module, Rule, Term, VarTerm } from "./ast.ts";
+import { compileBody, type CBody } from "./bodies.ts";
 import type { Builtin } from "./builtins/builtin.ts";
 import { RegoError, type Location, type RegoErrorCode } from "./errors.ts";
+import { NodeMemo } from "./evaluator.ts";
 import { refText } from "./parser.ts";
+import { planRules, type RulePlan } from "./rules.ts";
 import { compare, keyOf, RObject, RSet, type Value } from "./values.ts";
 import { orderBody, orderTerm, termInputs } from "./safety.ts";
 
@@ -19,6 +22,8 @@ export interface CompiledRule {
   constants: (Value | undefined)[];
   slots: number;
   loc: Location;
+  /** The rule as closures, set once the whole tree is compiled. */
+  plan?: RulePlan;
 }
 
 /** One position in the data tree: rules attach to the node of their (ground) head path. */
@@ -32,6 +37,10 @@ export class DocNode {
   hasRules = false;
   /** Set after compilation: the children with rules, in key order (a document is built in that order). */
   ruleChildren: DocNode[] = [];
+  /** Set after compilation: rules sit here, so a walk down the tree stops and takes this node's value. */
+  isLeaf = false;
+  /** This node's value and function results in the current evaluation. */
+  readonly memo = new NodeMemo();
 
   constructor(
     readonly key: Value,
@@ -59,7 +68,7 @@ export interface CompiledPolicy {
 }
 
 export interface CompiledQuery {
-  body: Body;
+  body: CBody;
   slots: number;
   /** Named query variables and their slots: the bindings of each result. */
   outputs: [string, number][];
@@ -140,7 +149,7 @@ export class Compiler {
     for (const [compiled, rule, ctx] of pending) this.resolveRule(compiled, rule, ctx);
     markRules(this.root);
     checkRecursion(this.root);
-    linkRuleRefs(this.root);
+    planRules(this.root);
     return { root: this.root };
   }
 
@@ -151,9 +160,7 @@ export class Compiler {
     const resolved = this.resolveBody(body, scope, ctx);
     const ordered = orderBody(resolved, new Set(), frame.names);
     const outputs = [...scope.vars.entries()].filter(([n]) => !n.startsWith("_"));
-    const link = refLinker(this.root);
-    for (const e of ordered.body) walkExprTerms(e, link);
-    return { body: ordered.body, slots: frame.names.length, outputs };
+    return { body: compileBody(ordered.body, this.root), slots: frame.names.length, outputs };
   }
 
   /** Attaches a rule to its data-tree node (names inside it are resolved later, once all rules are placed). */
@@ -606,6 +613,7 @@ export function forEachExprVar(e: Expr, f: (v: VarTerm) => void): void {
 
 function markRules(node: DocNode): boolean {
   let has = node.complete.length > 0 || node.partial.length > 0 || node.functions.length > 0 || node.defaultRule !== undefined;
+  node.isLeaf = has;
   for (const c of node.children.values()) has = markRules(c) || has;
   node.hasRules = has;
   node.ruleChildren = [...node.children.values()].filter((c) => c.hasRules).sort((a, b) => compare(a.key, b.key));
@@ -687,90 +695,6 @@ function checkRecursion(root: DocNode): void {
     state.set(n, "done");
   };
   for (const n of all) visit(n);
-}
-
-/**
- * Points every data ref whose constant prefix names a complete rule (`data.platform.authz.allow`) at the
- * rule's node, and marks those whose prefix leaves all rules behind (`data.authz.levels`) as plain data,
- * so evaluation reads either without walking the tree from the root.
- */
-function linkRuleRefs(root: DocNode): void {
-  const link = refLinker(root);
-  const visit = (n: DocNode) => {
-    if (!n.hasRules) return;
-    for (const r of rulesOf(n)) visitRuleTerms(r, link);
-    for (const c of n.children.values()) visit(c);
-  };
-  visit(root);
-}
-
-function refLinker(root: DocNode): (t: Term) => void {
-  return (t) =>
-    walkTerms(t, (x) => {
-      directNeeds(x);
-      if (x.type !== "ref" || x.head.type !== "var" || x.head.name !== "data" || x.head.slot !== undefined) return;
-      let node = root;
-      for (let i = 0; i < x.path.length; i++) {
-        const p = x.path[i]!;
-        if (p.type !== "value") return;
-        const next = node.children.get(keyOf(p.value));
-        if (!next?.hasRules) {
-          x.dataOnly = true;
-          return;
-        }
-        node = next;
-        if (node.complete.length || node.defaultRule?.kind === "complete") {
-          x.rule = node;
-          x.ruleDepth = i + 1;
-          return;
-        }
-        if (node.partial.length || node.isFunction) return;
-      }
-    });
-}
-
-/** Computes (and records on the term) the slots a term needs bound to be evaluated directly: see Term.needs. */
-function directNeeds(t: Term): readonly number[] | false {
-  if (t.needs !== undefined) return t.needs;
-  const union = (terms: Term[]): number[] | false => {
-    const out: number[] = [];
-    for (const x of terms) {
-      const n = directNeeds(x);
-      if (n === false) return false;
-      for (const s of n) if (!out.includes(s)) out.push(s);
-    }
-    return out;
-  };
-  let needs: readonly number[] | false;
-  switch (t.type) {
-    case "value":
-      needs = [];
-      break;
-    case "var":
-      needs = t.slot !== undefined ? [t.slot] : t.name === "input" ? [] : false;
-      break;
-    case "ref": {
-      const head = t.head;
-      if (head.type !== "var" || (head.slot === undefined && head.name !== "input" && head.name !== "data")) needs = false;
-      else if (t.path.some((p) => p.type !== "value" && !(p.type === "var" && p.slot !== undefined))) needs = false;
-      else needs = union([head.slot === undefined ? { type: "value", value: null, loc: t.loc } : head, ...t.path]);
-      break;
-    }
-    case "call":
-      needs = union(t.args);
-      break;
-    case "array":
-    case "set":
-      needs = union(t.items);
-      break;
-    case "object":
-      needs = union(t.items.flat());
-      break;
-    default:
-      needs = false;
-  }
-  t.needs = needs;
-  return needs;
 }
 
 /** Visits the top-level terms of a rule: arguments, head, bodies and else branches. */

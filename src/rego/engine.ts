@@ -2,9 +2,11 @@ import type { Module } from "./ast.ts";
 import { builtins } from "./builtins/registry.ts";
 import { type CompiledPolicy, Compiler } from "./compiler.ts";
 import { RegoError } from "./errors.ts";
-import { type EvalLimits, type EvalOptions, Evaluation } from "./evaluator.ts";
+import { type EvalLimits, type EvalOptions, Run, type Vals } from "./evaluator.ts";
 import { tokenize } from "./lexer.ts";
 import { parseModule, parseQuery } from "./parser.ts";
+import { readDocument } from "./rules.ts";
+import { constantPath, type DocPath } from "./terms.ts";
 import { fromJS, RObject, toJS, type Value } from "./values.ts";
 
 export { RegoError } from "./errors.ts";
@@ -48,8 +50,8 @@ export class RegoEngine {
   private readonly strict: boolean;
   private readonly evalOptions: EvalOptions;
   private readonly maxDocumentDepth: number;
-  /** Document paths as asked (`platform/authz`), split once: callers ask for the same few again and again. */
-  private readonly paths = new Map<string, string[]>();
+  /** Document paths as asked (`platform/authz`), compiled once: callers ask for the same few again and again. */
+  private readonly paths = new Map<string, DocPath>();
 
   constructor(options: RegoEngineOptions = {}) {
     this.limits = { maxSteps: options.maxSteps ?? DEFAULT_LIMITS.maxSteps, maxDepth: options.maxDepth ?? DEFAULT_LIMITS.maxDepth };
@@ -118,15 +120,14 @@ export class RegoEngine {
    * `POST /v1/data/<path>` answer: `result` is absent when the document is undefined.
    */
   evaluate(path: string, input?: unknown): { result?: unknown } {
-    let keys = this.paths.get(path);
-    if (!keys) {
-      keys = path.split("/").filter((p) => p !== "");
+    let steps = this.paths.get(path);
+    if (!steps) {
+      steps = constantPath(path.split("/").filter((p) => p !== ""));
       if (this.paths.size >= MAX_CACHED_PATHS) this.paths.clear();
-      this.paths.set(path, keys);
+      this.paths.set(path, steps);
     }
     const set = this.active;
-    const evaluation = new Evaluation(set.policy.root, set.data, this.toInput(input), this.evalOptions);
-    const result = evaluation.document(keys);
+    const result = readDocument(new Run(set.policy.root, set.data, this.toInput(input), this.evalOptions), steps);
     return result === undefined ? {} : { result: toJS(result) };
   }
 
@@ -138,12 +139,25 @@ export class RegoEngine {
   /** Like query, with the bindings as Rego values (exact numbers, sets kept as sets). */
   queryValues(query: string, options: QueryOptions = {}): Record<string, Value>[] {
     const set = this.active;
-    const compiled = new Compiler(builtins, set.policy.root).compileQuery(parseQuery(query));
-    const evaluation = new Evaluation(set.policy.root, set.data, this.toInput(options.input), {
+    const { body, slots, outputs } = new Compiler(builtins, set.policy.root).compileQuery(parseQuery(query));
+    const run = new Run(set.policy.root, set.data, this.toInput(options.input), {
       ...this.limits,
       strictBuiltinErrors: options.strictBuiltinErrors ?? this.strict,
     });
-    return evaluation.query(compiled.body, compiled.slots, compiled.outputs);
+    const vals: Vals = new Array(slots);
+    const results: Record<string, Value>[] = [];
+    run.guard(() =>
+      body.goal(run, vals, () => {
+        const r: Record<string, Value> = {};
+        for (const [name, slot] of outputs) {
+          const v = vals[slot];
+          if (v !== undefined) r[name] = v;
+        }
+        results.push(r);
+        return false;
+      }),
+    );
+    return results;
   }
 
   private toInput(input: unknown): Value | undefined {

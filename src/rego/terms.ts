@@ -1,0 +1,560 @@
+import type { CallTarget, RefTerm, Term } from "./ast.ts";
+import { compileBody } from "./bodies.ts";
+import type { DocNode } from "./compiler.ts";
+import { BuiltinError, RegoError, type Location } from "./errors.ts";
+import { bind, type FunctionOverride, type Invoke, type K, type Run, type Vals, type VK } from "./evaluator.ts";
+import { callFunction, docValue, walkDoc } from "./rules.ts";
+import { equal, iterate, keyOf, lookup, RObject, RSet, type Value } from "./values.ts";
+
+/** The value of a term whose `needs` are bound; undefined when it has none. */
+export type One = (run: Run, vals: Vals) => Value | undefined;
+/** Every value of a term, binding the variables it iterates over for the continuation. */
+export type Each = (run: Run, vals: Vals, k: VK) => boolean;
+/** Matches a term against a value, binding the term's unbound variables for the continuation. */
+export type Match = (run: Run, vals: Vals, value: Value, k: K) => boolean;
+/** Walks a value down the rest of a ref's path. */
+export type Walk = (run: Run, vals: Vals, value: Value, k: VK) => boolean;
+
+/** A term compiled into closures. */
+export interface CTerm {
+  readonly term: Term;
+  /**
+   * The slots that must be bound for the term to have at most one value, computed by `one` without
+   * backtracking; false when it never has (refs that iterate, the whole data document).
+   */
+  readonly needs: readonly number[] | false;
+  readonly one: One;
+  readonly each: Each;
+}
+
+/** A ref path for walking the data tree: which steps are ground now, and the walk from each step on. */
+export interface DocPath {
+  /** Per step: the constant key, or undefined when `slots` names the variable holding it (or neither). */
+  readonly keys: (Value | undefined)[];
+  readonly constant: boolean[];
+  /** Per step: the slot of a variable step, -1 otherwise. */
+  readonly slots: number[];
+  /** walks[i] walks a value from step i to the end. */
+  readonly walks: Walk[];
+}
+
+/** Whether every slot in `needs` is bound: the term can be evaluated directly. */
+export function ready(needs: readonly number[] | false, vals: Vals): boolean {
+  if (needs === false) return false;
+  for (let i = 0; i < needs.length; i++) if (vals[needs[i]!] === undefined) return false;
+  return true;
+}
+
+export const unsafe = (name: string, loc: Location) => new RegoError("rego_unsafe_var_error", `var ${name} is unsafe`, loc);
+
+export function compileTerm(t: Term, root: DocNode): CTerm {
+  switch (t.type) {
+    case "value":
+      return constant(t);
+    case "var": {
+      const slot = t.slot;
+      if (slot !== undefined)
+        return {
+          term: t,
+          needs: [slot],
+          one: (_run, vals) => vals[slot],
+          each: (_run, vals, k) => {
+            const v = vals[slot];
+            if (v === undefined) throw unsafe(t.name, t.loc);
+            return k(v);
+          },
+        };
+      if (t.name === "input")
+        return {
+          term: t,
+          needs: [],
+          one: (run) => run.ctx.input,
+          each: (run, _vals, k) => (run.ctx.input === undefined ? false : k(run.ctx.input)),
+        };
+      const whole = docPath([], root);
+      return { term: t, needs: false, one: never, each: (run, vals, k) => walkDoc(run, run.tree, run.ctx.data, whole, 0, vals, k) };
+    }
+    case "ref":
+      return reference(t, root);
+    case "call": {
+      const args = t.args.map((a) => compileTerm(a, root));
+      const invoke = invoker(t.target!, t.loc);
+      const all = eachOf(args);
+      return withGeneral(t, union(args), oneCall(args, invoke), (run, vals, k) =>
+        all(run, vals, (values) => {
+          const r = invoke(run, values);
+          return r === undefined ? false : k(r);
+        }),
+      );
+    }
+    case "array": {
+      const items = t.items.map((i) => compileTerm(i, root));
+      const all = eachOf(items);
+      return withGeneral(t, union(items), oneArray(items), (run, vals, k) => all(run, vals, k));
+    }
+    case "set": {
+      const items = t.items.map((i) => compileTerm(i, root));
+      const array = oneArray(items);
+      const all = eachOf(items);
+      return withGeneral(
+        t,
+        union(items),
+        (run, vals) => {
+          const xs = array(run, vals);
+          return xs && RSet.of(xs as Value[]);
+        },
+        (run, vals, k) => all(run, vals, (xs) => k(RSet.of(xs))),
+      );
+    }
+    case "object":
+      return objectTerm(t, t.items.map(([key, value]) => [compileTerm(key, root), compileTerm(value, root)] as const));
+    case "arraycomp": {
+      const body = compileBody(t.body, root).goal;
+      const head = compileTerm(t.head, root);
+      return comprehension(t, (run, vals) => {
+        const out: Value[] = [];
+        body(run, vals, () => head.each(run, vals, (v) => (out.push(v), false)));
+        return out;
+      });
+    }
+    case "setcomp": {
+      const body = compileBody(t.body, root).goal;
+      const head = compileTerm(t.head, root);
+      return comprehension(t, (run, vals) => {
+        const out = new RSet();
+        body(run, vals, () => head.each(run, vals, (v) => (out.add(v), false)));
+        return out;
+      });
+    }
+    case "objectcomp": {
+      const body = compileBody(t.body, root).goal;
+      const key = compileTerm(t.key, root);
+      const value = compileTerm(t.value, root);
+      return comprehension(t, (run, vals) => {
+        const out = new RObject();
+        body(run, vals, () =>
+          key.each(run, vals, (kv) =>
+            value.each(run, vals, (v) => {
+              const prev = out.get(kv);
+              if (prev !== undefined && !equal(prev, v)) throw new RegoError("eval_conflict_error", "object keys must be unique", t.loc);
+              out.set(kv, v);
+              return false;
+            }),
+          ),
+        );
+        return out;
+      });
+    }
+  }
+}
+
+const never: One = () => undefined;
+
+function constant(t: Term & { type: "value" }): CTerm {
+  const value = t.value;
+  return { term: t, needs: [], one: () => value, each: (_run, _vals, k) => k(value) };
+}
+
+/** A term is evaluated directly whenever its needs are bound, and by `general` otherwise. */
+function withGeneral(term: Term, needs: readonly number[] | false, one: One, general: Each): CTerm {
+  if (needs === false) return { term, needs, one, each: general };
+  const direct: Each = (run, vals, k) => {
+    const v = one(run, vals);
+    return v === undefined ? false : k(v);
+  };
+  if (needs.length === 0) return { term, needs, one, each: direct };
+  return { term, needs, one, each: (run, vals, k) => (ready(needs, vals) ? direct(run, vals, k) : general(run, vals, k)) };
+}
+
+/** A comprehension has one value; it is computed directly once the variables it closes over are bound. */
+function comprehension(t: Term, build: (run: Run, vals: Vals) => Value): CTerm {
+  return { term: t, needs: false, one: build, each: (run, vals, k) => k(build(run, vals)) };
+}
+
+export function union(terms: readonly CTerm[]): readonly number[] | false {
+  const out: number[] = [];
+  for (const t of terms) {
+    if (t.needs === false) return false;
+    for (const s of t.needs) if (!out.includes(s)) out.push(s);
+  }
+  return out;
+}
+
+/** The values of terms evaluated directly, or undefined when one has none. */
+function oneArray(items: readonly CTerm[]): (run: Run, vals: Vals) => Value[] | undefined {
+  const ones = items.map((i) => i.one);
+  const n = ones.length;
+  return (run, vals) => {
+    const out = new Array<Value>(n);
+    for (let i = 0; i < n; i++) {
+      const v = ones[i]!(run, vals);
+      if (v === undefined) return undefined;
+      out[i] = v;
+    }
+    return out;
+  };
+}
+
+/** Every combination of the terms' values, each as a fresh array. */
+export function eachOf(items: readonly CTerm[]): (run: Run, vals: Vals, k: (values: Value[]) => boolean) => boolean {
+  const n = items.length;
+  return (run, vals, k) => {
+    const acc = new Array<Value>(n);
+    const from = (i: number): boolean =>
+      i === n
+        ? k(acc.slice())
+        : items[i]!.each(run, vals, (v) => {
+            acc[i] = v;
+            return from(i + 1);
+          });
+    return from(0);
+  };
+}
+
+/** A call whose arguments are evaluated directly: the common arities without an intermediate array. */
+function oneCall(args: readonly CTerm[], invoke: Invoke): One {
+  const [a, b, c] = args.map((x) => x.one);
+  switch (args.length) {
+    case 0:
+      return (run) => invoke(run, []);
+    case 1:
+      return (run, vals) => {
+        const x = a!(run, vals);
+        return x === undefined ? undefined : invoke(run, [x]);
+      };
+    case 2:
+      return (run, vals) => {
+        const x = a!(run, vals);
+        if (x === undefined) return undefined;
+        const y = b!(run, vals);
+        return y === undefined ? undefined : invoke(run, [x, y]);
+      };
+    case 3:
+      return (run, vals) => {
+        const x = a!(run, vals);
+        if (x === undefined) return undefined;
+        const y = b!(run, vals);
+        if (y === undefined) return undefined;
+        const z = c!(run, vals);
+        return z === undefined ? undefined : invoke(run, [x, y, z]);
+      };
+    default: {
+      const all = oneArray(args);
+      return (run, vals) => {
+        const values = all(run, vals);
+        return values === undefined ? undefined : invoke(run, values);
+      };
+    }
+  }
+}
+
+function objectTerm(t: Term, items: (readonly [CTerm, CTerm])[]): CTerm {
+  const n = items.length;
+  const needs = union(items.flat());
+  const one: One = (run, vals) => {
+    const o = new RObject();
+    for (let i = 0; i < n; i++) {
+      const [kt, vt] = items[i]!;
+      const key = kt.one(run, vals);
+      const value = key === undefined ? undefined : vt.one(run, vals);
+      if (value === undefined) return undefined;
+      o.set(key!, value);
+    }
+    return o;
+  };
+  const from = (run: Run, vals: Vals, i: number, acc: RObject, k: VK): boolean => {
+    if (i === n) return k(acc.copy());
+    const [kt, vt] = items[i]!;
+    return kt.each(run, vals, (key) =>
+      vt.each(run, vals, (v) => {
+        acc.set(key, v);
+        const r = from(run, vals, i + 1, acc, k);
+        acc.delete(key);
+        return r;
+      }),
+    );
+  };
+  return withGeneral(t, needs, one, (run, vals, k) => from(run, vals, 0, new RObject(), k));
+}
+
+// ---- refs
+
+function reference(t: RefTerm, root: DocNode): CTerm {
+  const path = t.path.map((p) => compileTerm(p, root));
+  const walks = walkers(path, root);
+  const head = t.head;
+  const groundPath = head.type === "var" && path.every((p) => p.term.type === "value" || (p.term.type === "var" && p.term.slot !== undefined));
+  const pathNeeds = groundPath ? union(path) : false;
+  if (head.type !== "var") {
+    const h = compileTerm(head, root);
+    return { term: t, needs: false, one: never, each: (run, vals, k) => h.each(run, vals, (v) => walks[0]!(run, vals, v, k)) };
+  }
+  const rest = pathNeeds === false ? undefined : lookups(path);
+  if (head.slot !== undefined) {
+    const slot = head.slot;
+    const needs = pathNeeds && (pathNeeds.includes(slot) ? pathNeeds : [slot, ...pathNeeds]);
+    return withGeneral(
+      t,
+      needs,
+      (_run, vals) => rest!(vals[slot]!, vals, 0),
+      (run, vals, k) => {
+        const v = vals[slot];
+        if (v === undefined) throw unsafe(head.name, head.loc);
+        return walks[0]!(run, vals, v, k);
+      },
+    );
+  }
+  if (head.name === "input")
+    return withGeneral(
+      t,
+      pathNeeds,
+      (run, vals) => {
+        const input = run.ctx.input;
+        return input === undefined ? undefined : rest!(input, vals, 0);
+      },
+      (run, vals, k) => (run.ctx.input === undefined ? false : walks[0]!(run, vals, run.ctx.input, k)),
+    );
+  // A data ref: read from the rule it names, from the data document when no rule is on its path,
+  // or by walking the tree (under `with data...`, or through partial rules).
+  const doc = docPath(path, root);
+  const link = linkRef(t, root);
+  const walkTree = (run: Run, vals: Vals, k: VK) => walkDoc(run, run.tree, run.ctx.data, doc, 0, vals, k);
+  if (link === "data")
+    return withGeneral(
+      t,
+      pathNeeds,
+      (run, vals) => rest!(run.ctx.data, vals, 0),
+      (run, vals, k) => walks[0]!(run, vals, run.ctx.data, k),
+    );
+  const viaTree: One = (run, vals) => {
+    let v: Value | undefined;
+    walkTree(run, vals, (x) => ((v = x), true));
+    return v;
+  };
+  if (link === undefined) return withGeneral(t, pathNeeds, viaTree, walkTree);
+  const { node, depth } = link;
+  const fromRule = walks[depth]!;
+  return withGeneral(
+    t,
+    pathNeeds,
+    (run, vals) => {
+      if (run.ctx.overridden) return viaTree(run, vals);
+      const v = docValue(run, node, undefined);
+      return v === undefined ? undefined : rest!(v, vals, depth);
+    },
+    (run, vals, k) => {
+      if (run.ctx.overridden) return walkTree(run, vals, k);
+      const v = docValue(run, node, undefined);
+      return v === undefined ? false : fromRule(run, vals, v, k);
+    },
+  );
+}
+
+/**
+ * Where a data ref's constant prefix leads: to a complete rule (read its value, then the rest of the
+ * path), past all rules ("data": a plain lookup in the data document), or neither (walk the tree).
+ */
+function linkRef(t: RefTerm, root: DocNode): { node: DocNode; depth: number } | "data" | undefined {
+  let node = root;
+  for (let i = 0; i < t.path.length; i++) {
+    const p = t.path[i]!;
+    if (p.type !== "value") return undefined;
+    const next = node.children.get(keyOf(p.value));
+    if (!next?.hasRules) return "data";
+    node = next;
+    if (node.complete.length || node.defaultRule?.kind === "complete") return { node, depth: i + 1 };
+    if (node.partial.length || node.isFunction) return undefined;
+  }
+  return undefined;
+}
+
+/** Looks a value up along ground path steps from `from` on (constants and bound variables). */
+function lookups(path: readonly CTerm[]): (v: Value, vals: Vals, from: number) => Value | undefined {
+  const keys = path.map((p) => (p.term.type === "value" ? p.term.value : null));
+  const slots = path.map((p) => (p.term.type === "var" ? p.term.slot! : -1));
+  const n = path.length;
+  return (v, vals, from) => {
+    let x: Value | undefined = v;
+    for (let i = from; i < n && x !== undefined; i++) {
+      const s = slots[i]!;
+      x = lookup(x, s < 0 ? keys[i]! : vals[s]!);
+    }
+    return x;
+  };
+}
+
+function docPath(path: readonly CTerm[], root: DocNode): DocPath {
+  return {
+    keys: path.map((p) => (p.term.type === "value" ? p.term.value : undefined)),
+    constant: path.map((p) => p.term.type === "value"),
+    slots: path.map((p) => (p.term.type === "var" && p.term.slot !== undefined ? p.term.slot : -1)),
+    walks: walkers(path, root),
+  };
+}
+
+/** A document path of constant keys, as the REST API names documents (`platform/authz`). */
+export function constantPath(keys: Value[]): DocPath {
+  const walks: Walk[] = new Array(keys.length + 1);
+  walks[keys.length] = end;
+  for (let i = keys.length - 1; i >= 0; i--) walks[i] = lookupStep(keys[i]!, walks[i + 1]!);
+  return { keys, constant: keys.map(() => true), slots: keys.map(() => -1), walks };
+}
+
+const end: Walk = (_run, _vals, v, k) => k(v);
+
+const lookupStep =
+  (key: Value, next: Walk): Walk =>
+  (run, vals, v, k) => {
+    const x = lookup(v, key);
+    return x === undefined ? false : next(run, vals, x, k);
+  };
+
+/** walks[i] continues a ref from step i: constants look up, unbound variables iterate, other terms evaluate. */
+function walkers(path: readonly CTerm[], root: DocNode): Walk[] {
+  const walks: Walk[] = new Array(path.length + 1);
+  walks[path.length] = end;
+  for (let i = path.length - 1; i >= 0; i--) walks[i] = walkStep(path[i]!, walks[i + 1]!, root);
+  return walks;
+}
+
+function walkStep(p: CTerm, next: Walk, root: DocNode): Walk {
+  const t = p.term;
+  if (t.type === "value") return lookupStep(t.value, next);
+  if (t.type === "var" && t.slot !== undefined) {
+    const slot = t.slot;
+    return (run, vals, v, k) => {
+      const key = vals[slot];
+      if (key !== undefined) {
+        const x = lookup(v, key);
+        return x === undefined ? false : next(run, vals, x, k);
+      }
+      return iterate(v, (kv, x) => bind(vals, slot, kv, () => next(run, vals, x, k)));
+    };
+  }
+  const isPattern = patternTest(t);
+  const match = compileMatch(t, root);
+  return (run, vals, v, k) => {
+    if (isPattern(vals)) return iterate(v, (kv, x) => match(run, vals, kv, () => next(run, vals, x, k)));
+    return p.each(run, vals, (key) => {
+      const x = lookup(v, key);
+      return x === undefined ? false : next(run, vals, x, k);
+    });
+  };
+}
+
+// ---- patterns
+
+/** Whether a term still has variables to bind in pattern positions (var, array item, object value). */
+export function patternTest(t: Term): (vals: Vals) => boolean {
+  const slots: number[] = [];
+  const collect = (x: Term) => {
+    if (x.type === "var" && x.slot !== undefined) slots.push(x.slot);
+    else if (x.type === "array") x.items.forEach(collect);
+    else if (x.type === "object") for (const [, v] of x.items) collect(v);
+  };
+  collect(t);
+  if (slots.length === 0) return () => false;
+  return (vals) => {
+    for (let i = 0; i < slots.length; i++) if (vals[slots[i]!] === undefined) return true;
+    return false;
+  };
+}
+
+/** `compiled`: the term already compiled, when the caller has it. */
+export function compileMatch(t: Term, root: DocNode, compiled?: CTerm): Match {
+  switch (t.type) {
+    case "value": {
+      const c = t.value;
+      return (_run, _vals, v, k) => (equal(c, v) ? k() : false);
+    }
+    case "var":
+      if (t.slot !== undefined) {
+        const slot = t.slot;
+        return (_run, vals, v, k) => {
+          const cur = vals[slot];
+          if (cur === undefined) return bind(vals, slot, v, k);
+          return equal(cur, v) ? k() : false;
+        };
+      }
+      break;
+    case "array": {
+      const items = t.items.map((i) => compileMatch(i, root));
+      const n = items.length;
+      return (run, vals, v, k) => {
+        if (!Array.isArray(v) || v.length !== n) return false;
+        const from = (i: number): boolean => (i === n ? k() : items[i]!(run, vals, v[i]!, () => from(i + 1)));
+        return from(0);
+      };
+    }
+    case "object": {
+      const items = t.items.map(([key, value]) => [compileTerm(key, root), compileMatch(value, root)] as const);
+      const n = items.length;
+      return (run, vals, v, k) => {
+        if (!(v instanceof RObject) || v.size !== n) return false;
+        const from = (i: number): boolean => {
+          if (i === n) return k();
+          const [key, value] = items[i]!;
+          return key.each(run, vals, (kv) => {
+            const x = v.get(kv);
+            return x === undefined ? false : value(run, vals, x, () => from(i + 1));
+          });
+        };
+        return from(0);
+      };
+    }
+  }
+  const term = compiled ?? compileTerm(t, root);
+  return (run, vals, v, k) => term.each(run, vals, (x) => (equal(x, v) ? k() : false));
+}
+
+// ---- calls
+
+/**
+ * The closure that calls a target: a `with` replacement when one is active, else the user function
+ * (results remembered per arguments) or the built-in (its errors undefined unless strict).
+ */
+export function invoker(target: CallTarget, loc: Location): Invoke {
+  const key = target.kind === "builtin" ? target.name : target.path;
+  let call: Invoke;
+  if (target.kind === "function") {
+    const node = target.node;
+    call = (run, args) => callFunction(run, node, args, loc);
+  } else {
+    const { name, fn } = target.builtin;
+    call = (run, args) => {
+      try {
+        return fn(args, run);
+      } catch (e) {
+        return builtinFailure(run, e, name, loc);
+      }
+    };
+  }
+  return (run, args) => {
+    const overrides = run.ctx.functions;
+    if (overrides !== undefined) {
+      const o = overrides.get(key);
+      if (o !== undefined) return overridden(run, key, o, args);
+    }
+    return call(run, args);
+  };
+}
+
+function overridden(run: Run, key: string, o: FunctionOverride, args: Value[]): Value | undefined {
+  if (o.value !== undefined) return o.value;
+  const saved = run.ctx;
+  run.ctx = saved.without(key);
+  try {
+    return o.replacement!.invoke(run, args.slice(0, o.replacement!.arity));
+  } finally {
+    run.ctx = saved;
+  }
+}
+
+function builtinFailure(run: Run, e: unknown, name: string, loc: Location): undefined {
+  if (e instanceof RegoError) throw e;
+  if (run.strict) {
+    const code = e instanceof BuiltinError && e.kind === "type" ? "eval_type_error" : "eval_builtin_error";
+    throw new RegoError(code, `${name}: ${e instanceof Error ? e.message : String(e)}`, loc);
+  }
+  return undefined;
+}
