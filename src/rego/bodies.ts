@@ -13,8 +13,8 @@ import {
   type Run,
   type Vals,
 } from "./evaluator.ts";
-import { compileMatch, compileTerm, type CTerm, eachOf, invoker, patternTest, ready, union, unsafe } from "./terms.ts";
-import { equal, isCollection, iterate, keyOf, RObject, type Value } from "./values.ts";
+import { compileMatch, compileTerm, type CTerm, eachOf, fetch, invoker, patternTest, ready, union, unsafe } from "./terms.ts";
+import { equal, isCollection, iterate, keyOf, RObject, RSet, type Value } from "./values.ts";
 
 /** Evaluates an expression with at most one solution without a continuation; NOT_DIRECT when it cannot. */
 export type Test = (run: Run, vals: Vals) => Direct;
@@ -120,12 +120,14 @@ function compileParts(e: Expr, root: DocNode): { test: Test | undefined; positiv
     case "somein": {
       const domain = compileTerm(e.domain, root);
       const value = compileMatch(e.value, root);
-      if (!e.key) return { test: undefined, positive: (run, vals, k) => domain.each(run, vals, (coll) => iterate(coll, (_, v) => value(run, vals, v, k))) };
-      const key = compileMatch(e.key, root);
-      return {
-        test: undefined,
-        positive: (run, vals, k) => domain.each(run, vals, (coll) => iterate(coll, (kv, v) => key(run, vals, kv, () => value(run, vals, v, k)))),
-      };
+      const key = e.key && compileMatch(e.key, root);
+      const general: Goal = key
+        ? (run, vals, k) => domain.each(run, vals, (coll) => iterate(coll, (kv, v) => key(run, vals, kv, () => value(run, vals, v, k))))
+        : (run, vals, k) => domain.each(run, vals, (coll) => iterate(coll, (_, v) => value(run, vals, v, k)));
+      const vs = slotOf(e.value);
+      const ks = e.key ? slotOf(e.key) : -1;
+      if (vs < 0 || (e.key && (ks < 0 || ks === vs)) || domain.needs === false) return { test: undefined, positive: general };
+      return { test: undefined, positive: someIn(domain, vs, ks, general) };
     }
     case "every": {
       const domain = compileTerm(e.domain, root);
@@ -153,17 +155,54 @@ function compileParts(e: Expr, root: DocNode): { test: Test | undefined; positiv
   }
 }
 
+/**
+ * `some v in xs` (or `some k, v in xs`) over a collection evaluated directly: one loop binding the
+ * variables, no closure per member. Anything else (bound variables, a domain that iterates) goes to
+ * `general`.
+ */
+function someIn(domain: CTerm, vs: number, ks: number, general: Goal): Goal {
+  const { needs, operand } = domain;
+  return (run, vals, k) => {
+    if (!ready(needs, vals) || vals[vs] !== undefined || (ks >= 0 && vals[ks] !== undefined)) return general(run, vals, k);
+    const coll = fetch(operand, run, vals);
+    if (coll === undefined) return false;
+    let stop = false;
+    if (Array.isArray(coll)) {
+      for (let i = 0; i < coll.length && !stop; i++) {
+        if (ks >= 0) vals[ks] = i;
+        vals[vs] = coll[i]!;
+        stop = k();
+      }
+    } else if (coll instanceof RSet) {
+      const members = coll.values();
+      for (let i = 0; i < members.length && !stop; i++) {
+        if (ks >= 0) vals[ks] = members[i]!;
+        vals[vs] = members[i]!;
+        stop = k();
+      }
+    } else if (coll instanceof RObject)
+      stop = coll.some((kv, v) => {
+        if (ks >= 0) vals[ks] = kv;
+        vals[vs] = v;
+        return k();
+      });
+    vals[vs] = undefined;
+    if (ks >= 0) vals[ks] = undefined;
+    return stop;
+  };
+}
+
 const step = (run: Run, loc: Location) => {
   if (++run.steps > run.maxSteps) run.tooManySteps(loc);
 };
 
 function directTerm(term: CTerm, negated: boolean, loc: Location): Test | undefined {
-  const { needs, one } = term;
+  const { needs, operand } = term;
   if (needs === false) return undefined;
   return (run, vals) => {
     if (!ready(needs, vals)) return NOT_DIRECT;
     step(run, loc);
-    const v = one(run, vals);
+    const v = fetch(operand, run, vals);
     return (v !== undefined && v !== false) !== negated ? HOLDS : FAILS;
   };
 }
@@ -177,7 +216,7 @@ function directUnify(left: CTerm, right: CTerm, negated: boolean, loc: Location)
   const assign = (run: Run, vals: Vals, slot: number, source: CTerm): Direct => {
     if (!ready(source.needs, vals)) return NOT_DIRECT;
     step(run, loc);
-    const v = source.one(run, vals);
+    const v = fetch(source.operand, run, vals);
     if (v === undefined) return FAILS;
     vals[slot] = v;
     run.trail.push(vals, slot);
@@ -190,8 +229,8 @@ function directUnify(left: CTerm, right: CTerm, negated: boolean, loc: Location)
     }
     if (!ready(left.needs, vals) || !ready(right.needs, vals)) return NOT_DIRECT;
     step(run, loc);
-    const a = left.one(run, vals);
-    const b = a === undefined ? undefined : right.one(run, vals);
+    const a = fetch(left.operand, run, vals);
+    const b = a === undefined ? undefined : fetch(right.operand, run, vals);
     return (b !== undefined && equal(a!, b)) !== negated ? HOLDS : FAILS;
   };
 }
@@ -232,13 +271,13 @@ function callWithOutput(t: Term & { type: "call" }, root: DocNode): Goal {
   const out = compileMatch(t.args[target.arity]!, root);
   const invoke = invoker(target, t.loc);
   const needs = union(inputs);
-  const ones = inputs.map((i) => i.one);
+  const ops = inputs.map((i) => i.operand);
   const all = eachOf(inputs);
   return (run, vals, k) => {
     if (ready(needs, vals)) {
-      const args = new Array<Value>(ones.length);
-      for (let i = 0; i < ones.length; i++) {
-        const v = ones[i]!(run, vals);
+      const args = new Array<Value>(ops.length);
+      for (let i = 0; i < ops.length; i++) {
+        const v = fetch(ops[i]!, run, vals);
         if (v === undefined) return false;
         args[i] = v;
       }

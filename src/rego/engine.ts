@@ -2,11 +2,10 @@ import type { Module } from "./ast.ts";
 import { builtins } from "./builtins/registry.ts";
 import { type CompiledPolicy, Compiler } from "./compiler.ts";
 import { RegoError } from "./errors.ts";
-import { type EvalLimits, type EvalOptions, Run, type Vals } from "./evaluator.ts";
+import { type EvalLimits, type EvalOptions, overflowed, Run, type Vals } from "./evaluator.ts";
 import { tokenize } from "./lexer.ts";
 import { parseModule, parseQuery } from "./parser.ts";
 import { readDocument } from "./rules.ts";
-import { constantPath, type DocPath } from "./terms.ts";
 import { fromJS, RObject, toJS, type Value } from "./values.ts";
 
 export { RegoError } from "./errors.ts";
@@ -51,7 +50,7 @@ export class RegoEngine {
   private readonly evalOptions: EvalOptions;
   private readonly maxDocumentDepth: number;
   /** Document paths as asked (`platform/authz`), compiled once: callers ask for the same few again and again. */
-  private readonly paths = new Map<string, DocPath>();
+  private readonly paths = new Map<string, string[]>();
 
   constructor(options: RegoEngineOptions = {}) {
     this.limits = { maxSteps: options.maxSteps ?? DEFAULT_LIMITS.maxSteps, maxDepth: options.maxDepth ?? DEFAULT_LIMITS.maxDepth };
@@ -120,14 +119,14 @@ export class RegoEngine {
    * `POST /v1/data/<path>` answer: `result` is absent when the document is undefined.
    */
   evaluate(path: string, input?: unknown): { result?: unknown } {
-    let steps = this.paths.get(path);
-    if (!steps) {
-      steps = constantPath(path.split("/").filter((p) => p !== ""));
+    let keys = this.paths.get(path);
+    if (!keys) {
+      keys = path.split("/").filter((p) => p !== "");
       if (this.paths.size >= MAX_CACHED_PATHS) this.paths.clear();
-      this.paths.set(path, steps);
+      this.paths.set(path, keys);
     }
     const set = this.active;
-    const result = readDocument(new Run(set.policy.root, set.data, this.toInput(input), this.evalOptions), steps);
+    const result = readDocument(new Run(set.policy.root, set.data, this.toInput(input), this.evalOptions), keys);
     return result === undefined ? {} : { result: toJS(result) };
   }
 
@@ -146,7 +145,7 @@ export class RegoEngine {
     });
     const vals: Vals = new Array(slots);
     const results: Record<string, Value>[] = [];
-    run.guard(() =>
+    try {
       body.goal(run, vals, () => {
         const r: Record<string, Value> = {};
         for (const [name, slot] of outputs) {
@@ -155,8 +154,10 @@ export class RegoEngine {
         }
         results.push(r);
         return false;
-      }),
-    );
+      });
+    } catch (e) {
+      throw overflowed(e);
+    }
     return results;
   }
 

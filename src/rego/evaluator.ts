@@ -77,7 +77,10 @@ export class NodeMemo {
   computing = false;
   value: Value | undefined = undefined;
   callsCtx: Context | undefined = undefined;
-  calls: Map<string, Value | typeof NONE> | undefined = undefined;
+  /** A function's calls in `callsCtx` as (arguments, result) pairs: an evaluation makes only a few. */
+  readonly calls: (Value[] | Value | typeof NONE)[] = [];
+  /** Results by the arguments' identity, once there are too many calls to list. */
+  callIndex: Record<string, Value | typeof NONE> | undefined = undefined;
 }
 
 /**
@@ -129,15 +132,11 @@ export class Run implements BuiltinContext {
     }
   }
 
-  /** Runs an evaluation, turning a blown stack into the engine's cancel error. */
-  guard<T>(run: () => T): T {
-    try {
-      return run();
-    } catch (e) {
-      if (e instanceof RangeError) throw new RegoError("eval_cancel_error", "evaluation exceeded the stack: policy or document nested too deeply");
-      throw e;
-    }
-  }
+}
+
+/** What an evaluation throws: a blown stack becomes the engine's cancel error, anything else stays. */
+export function overflowed(e: unknown): unknown {
+  return e instanceof RangeError ? new RegoError("eval_cancel_error", "evaluation exceeded the stack: policy or document nested too deeply") : e;
 }
 
 /** Binds `slot` to `v` for the continuation, then unbinds it. */

@@ -2,8 +2,8 @@ import type { Term } from "./ast.ts";
 import { compileBody, type CBody } from "./bodies.ts";
 import type { CompiledRule, DocNode } from "./compiler.ts";
 import { RegoError, type Location } from "./errors.ts";
-import { type Direct, FAILS, HOLDS, NONE, NOT_DIRECT, type Run, type Vals, type VK } from "./evaluator.ts";
-import { compileMatch, compileTerm, type CTerm, type DocPath, eachOf, type Match, ready } from "./terms.ts";
+import { type Direct, FAILS, HOLDS, NONE, type NodeMemo, NOT_DIRECT, overflowed, type Run, type Vals, type VK } from "./evaluator.ts";
+import { compileMatch, compileTerm, type CTerm, type DocPath, eachOf, fetch, type Match, ready } from "./terms.ts";
 import { equal, keyOf, lookup, RObject, RSet, type Value } from "./values.ts";
 
 /** A rule's body (or an else's) with the value it gives when the body holds. */
@@ -86,9 +86,10 @@ function computeDoc(run: Run, node: DocNode, base: Value | undefined): Value | u
     for (const r of node.partial) evalPartial(run, r, (_keys, v) => void set.add(v));
     return set;
   }
-  const result = base instanceof RObject ? base.copy() : new RObject();
+  const own = base instanceof RObject;
+  const result = own ? base.copy() : new RObject();
   for (const child of node.ruleChildren) {
-    const v = docValue(run, child, lookup(result, child.key));
+    const v = docValue(run, child, own ? result.get(child.key) : undefined);
     if (v !== undefined) result.set(child.key, v);
   }
   if (node.partial.length) {
@@ -113,11 +114,28 @@ export function walkDoc(run: Run, node: DocNode, base: Value | undefined, path: 
   return nextBase === undefined ? false : path.walks[i + 1]!(run, vals, nextBase, k);
 }
 
-/** The document at a constant path, as `POST /v1/data/<path>` gives it. */
-export function readDocument(run: Run, path: DocPath): Value | undefined {
-  let result: Value | undefined;
-  run.guard(() => walkDoc(run, run.tree, run.ctx.data, path, 0, [], (v) => ((result = v), true)));
-  return result;
+/** The document at a constant path, as `POST /v1/data/<path>` gives it: only the rules on the path run. */
+export function readDocument(run: Run, keys: readonly Value[]): Value | undefined {
+  try {
+    let node = run.tree;
+    let base: Value | undefined = run.ctx.data;
+    for (let i = 0; ; i++) {
+      if (!node.hasRules) return below(base, keys, i);
+      if (i === keys.length || node.isLeaf) return below(docValue(run, node, base), keys, i);
+      const key = keys[i]!;
+      const child = node.children.get(keyOf(key));
+      base = base === undefined ? undefined : lookup(base, key);
+      if (!child) return below(base, keys, i + 1);
+      node = child;
+    }
+  } catch (e) {
+    throw overflowed(e);
+  }
+}
+
+function below(v: Value | undefined, keys: readonly Value[], from: number): Value | undefined {
+  for (let i = from; i < keys.length && v !== undefined; i++) v = lookup(v, keys[i]!);
+  return v;
 }
 
 // ---- rules
@@ -127,18 +145,13 @@ const frame = (slots: number): Vals => (slots === 0 ? NO_VALUES : new Array(slot
 
 function evalComplete(run: Run, node: DocNode): Value | undefined {
   let result: Value | undefined;
-  let rule: CompiledRule;
-  const onValue = (v: Value) => {
-    if (result !== undefined && !equal(result, v)) throw new RegoError("eval_conflict_error", `rule ${node.name} produced conflicting values`, rule.loc);
-    result = v;
-    return false;
-  };
-  for (const r of node.complete) {
+  const rules = node.complete;
+  for (let i = 0; i < rules.length; i++) {
+    const r = rules[i]!;
     // A rule whose every branch has the value already found cannot conflict: skip it.
     if (result !== undefined && allEqual(r.constants, result)) continue;
     run.enter(r.loc);
-    rule = r;
-    ruleValues(run, plan(r), frame(r.slots), onValue);
+    result = ruleValue(run, plan(r), frame(r.slots), result, node, r.loc, false);
     run.depth--;
   }
   if (result === undefined && node.defaultRule) result = defaultValue(run, node.defaultRule);
@@ -167,32 +180,64 @@ function evalPartial(run: Run, r: CompiledRule, add: (keys: Value[], v: Value) =
   run.depth--;
 }
 
-/** Values of one rule (or function definition): its body, then each else in turn until one holds. */
-function ruleValues(run: Run, p: RulePlan, vals: Vals, onValue: VK): void {
-  for (const b of p.branches) if (branchValues(run, b, vals, onValue)) return;
+/**
+ * The value of one rule (or function definition) after `prior`, the value found so far: its body, then
+ * each else in turn until one holds. A body without backtracking has one solution and needs no
+ * continuation; one that backtracks gives every solution (a constant value needs only the first), and
+ * two different values are a conflict: for a rule at the rule, for a function at the call.
+ */
+function ruleValue(run: Run, p: RulePlan, vals: Vals, prior: Value | undefined, node: DocNode, loc: Location, fn: boolean): Value | undefined {
+  const branches = p.branches;
+  for (let i = 0; i < branches.length; i++) {
+    const branch = branches[i]!;
+    const { body, value } = branch;
+    const mark = run.trail.length;
+    const stop = body.prefix(run, vals, 0);
+    let found: Value | undefined | typeof NOT_HELD = NOT_HELD;
+    if (stop === body.length) {
+      if (!ready(value.needs, vals)) found = eachValue(run, vals, value, prior, node, loc, fn);
+      else {
+        const v = fetch(value.operand, run, vals);
+        found = v === undefined ? prior : merge(prior, v, node, loc, fn);
+      }
+    } else if (stop >= 0) found = solutions(run, vals, branch, stop, prior, node, loc, fn);
+    run.undo(mark);
+    if (found !== NOT_HELD) return found;
+  }
+  return prior;
 }
 
-/** Whether the branch's body held. A body without backtracking has one solution and needs no continuation. */
-function branchValues(run: Run, { body, value }: Branch, vals: Vals, onValue: VK): boolean {
-  const mark = run.trail.length;
-  const stop = body.prefix(run, vals, 0);
-  let held = stop >= 0;
-  if (stop === body.length) {
-    if (ready(value.needs, vals)) {
-      const v = value.one(run, vals);
-      if (v !== undefined) onValue(v);
-    } else value.each(run, vals, onValue);
-  } else if (held) {
-    // Every solution from here on; a constant value needs only the first.
-    const single = value.term.type === "value";
-    held = false;
-    body.resume[stop]!(run, vals, () => {
-      held = true;
-      return value.each(run, vals, onValue) || single;
-    });
-  }
-  run.undo(mark);
-  return held;
+/** A branch whose body did not hold. */
+const NOT_HELD = Symbol("not held");
+
+function eachValue(run: Run, vals: Vals, value: CTerm, prior: Value | undefined, node: DocNode, loc: Location, fn: boolean): Value | undefined {
+  value.each(run, vals, (v) => {
+    prior = merge(prior, v, node, loc, fn);
+    return false;
+  });
+  return prior;
+}
+
+/** Every solution of a branch's body from expression `stop` on (a constant value needs only the first). */
+function solutions(run: Run, vals: Vals, { body, value }: Branch, stop: number, prior: Value | undefined, node: DocNode, loc: Location, fn: boolean) {
+  let held = false;
+  const single = value.term.type === "value";
+  body.resume[stop]!(run, vals, () => {
+    held = true;
+    prior = eachValue(run, vals, value, prior, node, loc, fn);
+    return single;
+  });
+  return held ? prior : NOT_HELD;
+}
+
+function merge(prior: Value | undefined, v: Value, node: DocNode, loc: Location, fn: boolean): Value {
+  if (prior !== undefined && !equal(prior, v))
+    throw new RegoError(
+      "eval_conflict_error",
+      fn ? `function ${node.name} produced conflicting values for the same inputs` : `rule ${node.name} produced conflicting values`,
+      loc,
+    );
+  return v;
 }
 
 // ---- functions
@@ -200,36 +245,69 @@ function branchValues(run: Run, { body, value }: Branch, vals: Vals, onValue: VK
 /** A user function's value for the arguments, computed once per arguments in an evaluation context. */
 export function callFunction(run: Run, node: DocNode, args: Value[], loc: Location): Value | undefined {
   const memo = node.memo;
-  if (memo.callsCtx !== run.ctx || memo.calls === undefined) {
-    memo.callsCtx = run.ctx;
-    memo.calls = new Map();
+  const ctx = run.ctx;
+  if (memo.callsCtx !== ctx) {
+    memo.callsCtx = ctx;
+    memo.calls.length = 0;
+    memo.callIndex = undefined;
   }
-  const calls = memo.calls;
-  let key = args.length ? keyOf(args[0]!) : "";
-  for (let i = 1; i < args.length; i++) key += `\0${keyOf(args[i]!)}`;
-  const known = calls.get(key);
+  const known = memo.callIndex === undefined ? listed(memo.calls, args) : memo.callIndex[argsKey(args)];
   if (known !== undefined) return known === NONE ? undefined : known;
   const r = evalFunction(run, node, args, loc);
-  calls.set(key, r === undefined ? NONE : r);
+  // A call under another context (a `with` below) may have taken the memo over meanwhile: then keep nothing.
+  if (memo.callsCtx === ctx) remember(memo, args, r === undefined ? NONE : r);
   return r;
+}
+
+const MAX_LISTED = 8;
+
+function listed(calls: NodeMemo["calls"], args: Value[]): Value | typeof NONE | undefined {
+  for (let i = 0; i < calls.length; i += 2) if (sameArgs(calls[i] as Value[], args)) return calls[i + 1] as Value | typeof NONE;
+  return undefined;
+}
+
+function remember(memo: NodeMemo, args: Value[], r: Value | typeof NONE): void {
+  const calls = memo.calls;
+  if (memo.callIndex === undefined && calls.length < 2 * MAX_LISTED) {
+    calls.push(args, r);
+    return;
+  }
+  if (memo.callIndex === undefined) {
+    memo.callIndex = Object.create(null) as Record<string, Value | typeof NONE>;
+    for (let i = 0; i < calls.length; i += 2) memo.callIndex[argsKey(calls[i] as Value[])] = calls[i + 1] as Value | typeof NONE;
+    calls.length = 0;
+  }
+  memo.callIndex[argsKey(args)] = r;
+}
+
+function sameArgs(a: Value[], b: Value[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i] && !equal(a[i]!, b[i]!)) return false;
+  return true;
+}
+
+function argsKey(args: Value[]): string {
+  let key = args.length ? keyOf(args[0]!) : "";
+  for (let i = 1; i < args.length; i++) key += `\0${keyOf(args[i]!)}`;
+  return key;
 }
 
 function evalFunction(run: Run, node: DocNode, args: Value[], loc: Location): Value | undefined {
   run.enter(loc);
   let result: Value | undefined;
-  const onValue = (v: Value) => {
-    if (result !== undefined && !equal(result, v))
-      throw new RegoError("eval_conflict_error", `function ${node.name} produced conflicting values for the same inputs`, loc);
-    result = v;
-    return false;
-  };
-  for (const r of node.functions) {
+  const definitions = node.functions;
+  for (let i = 0; i < definitions.length; i++) {
+    const r = definitions[i]!;
     if (result !== undefined && allEqual(r.constants, result)) continue;
     const p = plan(r);
     const vals = frame(r.slots);
     const bound = bindArgs(p.params, args, vals);
-    if (bound === HOLDS) ruleValues(run, p, vals, onValue);
-    else if (bound === NOT_DIRECT) p.matchArgs(run, vals, args, () => (ruleValues(run, p, vals, onValue), false));
+    if (bound === HOLDS) result = ruleValue(run, p, vals, result, node, loc, true);
+    else if (bound === NOT_DIRECT)
+      p.matchArgs(run, vals, args, () => {
+        result = ruleValue(run, p, vals, result, node, loc, true);
+        return false;
+      });
   }
   if (result === undefined && node.defaultRule) result = defaultValue(run, node.defaultRule);
   run.depth--;

@@ -25,7 +25,71 @@ export interface CTerm {
   readonly needs: readonly number[] | false;
   readonly one: One;
   readonly each: Each;
+  /** How callers fetch the direct value without calling `one` (for constants, variables, their paths). */
+  readonly operand: Operand;
 }
+
+const CONSTANT = 0;
+const SLOT = 1;
+const PATH = 2;
+const DATA = 3;
+const RULE = 4;
+const CLOSURE = 5;
+
+/**
+ * A direct term as data a caller reads inline: closures from one source function share their compiled
+ * code, so a call through `one` is an indirect call the JIT cannot inline. Constants, variables, and
+ * constant paths below a variable, `input`, the data document or a rule's remembered value (most
+ * operands) cost no call at all.
+ */
+export interface Operand {
+  readonly kind: typeof CONSTANT | typeof SLOT | typeof PATH | typeof DATA | typeof RULE | typeof CLOSURE;
+  readonly value: Value | undefined;
+  /** SLOT: the variable; PATH: the variable the path starts at, or -1 for `input`. */
+  readonly slot: number;
+  /** PATH, DATA, RULE: the constant keys to look up (for RULE, those below the rule). */
+  readonly keys: readonly Value[];
+  /** RULE: the complete rule's node. */
+  readonly node: DocNode | undefined;
+  readonly one: One;
+}
+
+/** The value of an operand whose term is ready (see `ready`). */
+export function fetch(o: Operand, run: Run, vals: Vals): Value | undefined {
+  switch (o.kind) {
+    case CONSTANT:
+      return o.value;
+    case SLOT:
+      return vals[o.slot];
+    case PATH:
+      return follow(o.slot < 0 ? run.ctx.input : vals[o.slot], o.keys);
+    case DATA:
+      return follow(run.ctx.data, o.keys);
+    case RULE: {
+      const ctx = run.ctx;
+      if (ctx.overridden !== undefined) return o.one(run, vals);
+      const node = o.node!;
+      const memo = node.memo;
+      return follow(memo.ctx === ctx && !memo.computing ? memo.value : docValue(run, node, undefined), o.keys);
+    }
+    default:
+      return o.one(run, vals);
+  }
+}
+
+function follow(v: Value | undefined, keys: readonly Value[]): Value | undefined {
+  for (let i = 0; i < keys.length && v !== undefined; i++) v = lookup(v, keys[i]!);
+  return v;
+}
+
+const operand = (kind: Operand["kind"], one: One, value?: Value, slot = -1, keys: readonly Value[] = [], node?: DocNode): Operand => ({
+  kind,
+  value,
+  slot,
+  keys,
+  node,
+  one,
+});
 
 /** A ref path for walking the data tree: which steps are ground now, and the walk from each step on. */
 export interface DocPath {
@@ -53,26 +117,32 @@ export function compileTerm(t: Term, root: DocNode): CTerm {
       return constant(t);
     case "var": {
       const slot = t.slot;
-      if (slot !== undefined)
+      if (slot !== undefined) {
+        const one: One = (_run, vals) => vals[slot];
         return {
           term: t,
           needs: [slot],
-          one: (_run, vals) => vals[slot],
+          one,
           each: (_run, vals, k) => {
             const v = vals[slot];
             if (v === undefined) throw unsafe(t.name, t.loc);
             return k(v);
           },
+          operand: operand(SLOT, one, undefined, slot),
         };
-      if (t.name === "input")
+      }
+      if (t.name === "input") {
+        const one: One = (run) => run.ctx.input;
         return {
           term: t,
           needs: [],
-          one: (run) => run.ctx.input,
+          one,
           each: (run, _vals, k) => (run.ctx.input === undefined ? false : k(run.ctx.input)),
+          operand: operand(PATH, one),
         };
+      }
       const whole = docPath([], root);
-      return { term: t, needs: false, one: never, each: (run, vals, k) => walkDoc(run, run.tree, run.ctx.data, whole, 0, vals, k) };
+      return { term: t, needs: false, one: never, each: (run, vals, k) => walkDoc(run, run.tree, run.ctx.data, whole, 0, vals, k), operand: operand(CLOSURE, never) };
     }
     case "ref":
       return reference(t, root);
@@ -80,7 +150,7 @@ export function compileTerm(t: Term, root: DocNode): CTerm {
       const args = t.args.map((a) => compileTerm(a, root));
       const invoke = invoker(t.target!, t.loc);
       const all = eachOf(args);
-      return withGeneral(t, union(args), oneCall(args, invoke), (run, vals, k) =>
+      return withGeneral(t, union(args), callSite(t.target!, args, t.loc), (run, vals, k) =>
         all(run, vals, (values) => {
           const r = invoke(run, values);
           return r === undefined ? false : k(r);
@@ -152,23 +222,24 @@ const never: One = () => undefined;
 
 function constant(t: Term & { type: "value" }): CTerm {
   const value = t.value;
-  return { term: t, needs: [], one: () => value, each: (_run, _vals, k) => k(value) };
+  const one: One = () => value;
+  return { term: t, needs: [], one, each: (_run, _vals, k) => k(value), operand: operand(CONSTANT, one, value) };
 }
 
 /** A term is evaluated directly whenever its needs are bound, and by `general` otherwise. */
-function withGeneral(term: Term, needs: readonly number[] | false, one: One, general: Each): CTerm {
-  if (needs === false) return { term, needs, one, each: general };
+function withGeneral(term: Term, needs: readonly number[] | false, one: One, general: Each, op = operand(CLOSURE, one)): CTerm {
+  if (needs === false) return { term, needs, one, each: general, operand: op };
   const direct: Each = (run, vals, k) => {
-    const v = one(run, vals);
+    const v = fetch(op, run, vals);
     return v === undefined ? false : k(v);
   };
-  if (needs.length === 0) return { term, needs, one, each: direct };
-  return { term, needs, one, each: (run, vals, k) => (ready(needs, vals) ? direct(run, vals, k) : general(run, vals, k)) };
+  if (needs.length === 0) return { term, needs, one, each: direct, operand: op };
+  return { term, needs, one, each: (run, vals, k) => (ready(needs, vals) ? direct(run, vals, k) : general(run, vals, k)), operand: op };
 }
 
 /** A comprehension has one value; it is computed directly once the variables it closes over are bound. */
 function comprehension(t: Term, build: (run: Run, vals: Vals) => Value): CTerm {
-  return { term: t, needs: false, one: build, each: (run, vals, k) => k(build(run, vals)) };
+  return { term: t, needs: false, one: build, each: (run, vals, k) => k(build(run, vals)), operand: operand(CLOSURE, build) };
 }
 
 export function union(terms: readonly CTerm[]): readonly number[] | false {
@@ -182,12 +253,12 @@ export function union(terms: readonly CTerm[]): readonly number[] | false {
 
 /** The values of terms evaluated directly, or undefined when one has none. */
 function oneArray(items: readonly CTerm[]): (run: Run, vals: Vals) => Value[] | undefined {
-  const ones = items.map((i) => i.one);
-  const n = ones.length;
+  const ops = items.map((i) => i.operand);
+  const n = ops.length;
   return (run, vals) => {
     const out = new Array<Value>(n);
     for (let i = 0; i < n; i++) {
-      const v = ones[i]!(run, vals);
+      const v = fetch(ops[i]!, run, vals);
       if (v === undefined) return undefined;
       out[i] = v;
     }
@@ -211,52 +282,16 @@ export function eachOf(items: readonly CTerm[]): (run: Run, vals: Vals, k: (valu
   };
 }
 
-/** A call whose arguments are evaluated directly: the common arities without an intermediate array. */
-function oneCall(args: readonly CTerm[], invoke: Invoke): One {
-  const [a, b, c] = args.map((x) => x.one);
-  switch (args.length) {
-    case 0:
-      return (run) => invoke(run, []);
-    case 1:
-      return (run, vals) => {
-        const x = a!(run, vals);
-        return x === undefined ? undefined : invoke(run, [x]);
-      };
-    case 2:
-      return (run, vals) => {
-        const x = a!(run, vals);
-        if (x === undefined) return undefined;
-        const y = b!(run, vals);
-        return y === undefined ? undefined : invoke(run, [x, y]);
-      };
-    case 3:
-      return (run, vals) => {
-        const x = a!(run, vals);
-        if (x === undefined) return undefined;
-        const y = b!(run, vals);
-        if (y === undefined) return undefined;
-        const z = c!(run, vals);
-        return z === undefined ? undefined : invoke(run, [x, y, z]);
-      };
-    default: {
-      const all = oneArray(args);
-      return (run, vals) => {
-        const values = all(run, vals);
-        return values === undefined ? undefined : invoke(run, values);
-      };
-    }
-  }
-}
-
 function objectTerm(t: Term, items: (readonly [CTerm, CTerm])[]): CTerm {
   const n = items.length;
   const needs = union(items.flat());
-  const one: One = (run, vals) => {
+  const keys = items.map(([kt]) => (kt.term.type === "value" && typeof kt.term.value === "string" ? kt.term.value : undefined));
+  const one: One = keys.every((k) => k !== undefined) ? sortedObject(keys as string[], items.map(([, vt]) => vt.operand)) : (run, vals) => {
     const o = new RObject();
     for (let i = 0; i < n; i++) {
       const [kt, vt] = items[i]!;
-      const key = kt.one(run, vals);
-      const value = key === undefined ? undefined : vt.one(run, vals);
+      const key = fetch(kt.operand, run, vals);
+      const value = key === undefined ? undefined : fetch(vt.operand, run, vals);
       if (value === undefined) return undefined;
       o.set(key!, value);
     }
@@ -277,6 +312,26 @@ function objectTerm(t: Term, items: (readonly [CTerm, CTerm])[]): CTerm {
   return withGeneral(t, needs, one, (run, vals, k) => from(run, vals, 0, new RObject(), k));
 }
 
+/**
+ * An object literal with constant string keys (the usual kind): values evaluated in source order, then
+ * inserted in key order, so the object never needs sorting when it is iterated or converted.
+ */
+function sortedObject(keys: string[], values: Operand[]): One {
+  const n = keys.length;
+  const order = keys.map((_, i) => i).sort((a, b) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : a - b));
+  return (run, vals) => {
+    const got = new Array<Value>(n);
+    for (let i = 0; i < n; i++) {
+      const v = fetch(values[i]!, run, vals);
+      if (v === undefined) return undefined;
+      got[i] = v;
+    }
+    const o = new RObject();
+    for (let i = 0; i < n; i++) o.set(keys[order[i]!]!, got[order[i]!]!);
+    return o;
+  };
+}
+
 // ---- refs
 
 function reference(t: RefTerm, root: DocNode): CTerm {
@@ -287,45 +342,54 @@ function reference(t: RefTerm, root: DocNode): CTerm {
   const pathNeeds = groundPath ? union(path) : false;
   if (head.type !== "var") {
     const h = compileTerm(head, root);
-    return { term: t, needs: false, one: never, each: (run, vals, k) => h.each(run, vals, (v) => walks[0]!(run, vals, v, k)) };
+    return { term: t, needs: false, one: never, each: (run, vals, k) => h.each(run, vals, (v) => walks[0]!(run, vals, v, k)), operand: operand(CLOSURE, never) };
   }
   const rest = pathNeeds === false ? undefined : lookups(path);
+  const constantKeys = path.every((p) => p.term.type === "value") ? path.map((p) => (p.term as { value: Value }).value) : undefined;
   if (head.slot !== undefined) {
     const slot = head.slot;
     const needs = pathNeeds && (pathNeeds.includes(slot) ? pathNeeds : [slot, ...pathNeeds]);
+    const one: One = (_run, vals) => rest!(vals[slot]!, vals, 0);
     return withGeneral(
       t,
       needs,
-      (_run, vals) => rest!(vals[slot]!, vals, 0),
+      one,
       (run, vals, k) => {
         const v = vals[slot];
         if (v === undefined) throw unsafe(head.name, head.loc);
         return walks[0]!(run, vals, v, k);
       },
+      constantKeys ? operand(PATH, one, undefined, slot, constantKeys) : undefined,
     );
   }
-  if (head.name === "input")
+  if (head.name === "input") {
+    const one: One = (run, vals) => {
+      const input = run.ctx.input;
+      return input === undefined ? undefined : rest!(input, vals, 0);
+    };
     return withGeneral(
       t,
       pathNeeds,
-      (run, vals) => {
-        const input = run.ctx.input;
-        return input === undefined ? undefined : rest!(input, vals, 0);
-      },
+      one,
       (run, vals, k) => (run.ctx.input === undefined ? false : walks[0]!(run, vals, run.ctx.input, k)),
+      constantKeys ? operand(PATH, one, undefined, -1, constantKeys) : undefined,
     );
+  }
   // A data ref: read from the rule it names, from the data document when no rule is on its path,
   // or by walking the tree (under `with data...`, or through partial rules).
   const doc = docPath(path, root);
   const link = linkRef(t, root);
   const walkTree = (run: Run, vals: Vals, k: VK) => walkDoc(run, run.tree, run.ctx.data, doc, 0, vals, k);
-  if (link === "data")
+  if (link === "data") {
+    const one: One = (run, vals) => rest!(run.ctx.data, vals, 0);
     return withGeneral(
       t,
       pathNeeds,
-      (run, vals) => rest!(run.ctx.data, vals, 0),
+      one,
       (run, vals, k) => walks[0]!(run, vals, run.ctx.data, k),
+      constantKeys ? operand(DATA, one, undefined, -1, constantKeys) : undefined,
     );
+  }
   const viaTree: One = (run, vals) => {
     let v: Value | undefined;
     walkTree(run, vals, (x) => ((v = x), true));
@@ -334,19 +398,21 @@ function reference(t: RefTerm, root: DocNode): CTerm {
   if (link === undefined) return withGeneral(t, pathNeeds, viaTree, walkTree);
   const { node, depth } = link;
   const fromRule = walks[depth]!;
+  const one: One = (run, vals) => {
+    if (run.ctx.overridden) return viaTree(run, vals);
+    const v = docValue(run, node, undefined);
+    return v === undefined ? undefined : rest!(v, vals, depth);
+  };
   return withGeneral(
     t,
     pathNeeds,
-    (run, vals) => {
-      if (run.ctx.overridden) return viaTree(run, vals);
-      const v = docValue(run, node, undefined);
-      return v === undefined ? undefined : rest!(v, vals, depth);
-    },
+    one,
     (run, vals, k) => {
       if (run.ctx.overridden) return walkTree(run, vals, k);
       const v = docValue(run, node, undefined);
       return v === undefined ? false : fromRule(run, vals, v, k);
     },
+    constantKeys ? operand(RULE, one, undefined, -1, constantKeys.slice(depth), node) : undefined,
   );
 }
 
@@ -390,14 +456,6 @@ function docPath(path: readonly CTerm[], root: DocNode): DocPath {
     slots: path.map((p) => (p.term.type === "var" && p.term.slot !== undefined ? p.term.slot : -1)),
     walks: walkers(path, root),
   };
-}
-
-/** A document path of constant keys, as the REST API names documents (`platform/authz`). */
-export function constantPath(keys: Value[]): DocPath {
-  const walks: Walk[] = new Array(keys.length + 1);
-  walks[keys.length] = end;
-  for (let i = keys.length - 1; i >= 0; i--) walks[i] = lookupStep(keys[i]!, walks[i + 1]!);
-  return { keys, constant: keys.map(() => true), slots: keys.map(() => -1), walks };
 }
 
 const end: Walk = (_run, _vals, v, k) => k(v);
@@ -510,32 +568,57 @@ export function compileMatch(t: Term, root: DocNode, compiled?: CTerm): Match {
 // ---- calls
 
 /**
- * The closure that calls a target: a `with` replacement when one is active, else the user function
- * (results remembered per arguments) or the built-in (its errors undefined unless strict).
+ * A call whose arguments are ready: operands fetched inline, then the `with` replacement when one is
+ * active, else the operator, built-in (its errors undefined unless strict) or user function.
  */
-export function invoker(target: CallTarget, loc: Location): Invoke {
-  const key = target.kind === "builtin" ? target.name : target.path;
-  let call: Invoke;
-  if (target.kind === "function") {
-    const node = target.node;
-    call = (run, args) => callFunction(run, node, args, loc);
-  } else {
-    const { name, fn } = target.builtin;
-    call = (run, args) => {
-      try {
-        return fn(args, run);
-      } catch (e) {
-        return builtinFailure(run, e, name, loc);
-      }
+function callSite(target: CallTarget, args: readonly CTerm[], loc: Location): One {
+  const ops = args.map((a) => a.operand);
+  const n = ops.length;
+  const key = callKey(target);
+  const invoke = invoker(target, loc);
+  const binary = target.kind === "builtin" && n === 2 ? target.builtin.binary : undefined;
+  if (binary) {
+    const [a, b] = ops as [Operand, Operand];
+    return (run, vals) => {
+      const x = fetch(a, run, vals);
+      if (x === undefined) return undefined;
+      const y = fetch(b, run, vals);
+      if (y === undefined) return undefined;
+      return run.ctx.functions?.has(key) ? invoke(run, [x, y]) : binary(x, y);
     };
   }
-  return (run, args) => {
-    const overrides = run.ctx.functions;
-    if (overrides !== undefined) {
-      const o = overrides.get(key);
-      if (o !== undefined) return overridden(run, key, o, args);
+  return (run, vals) => {
+    const values = new Array<Value>(n);
+    for (let i = 0; i < n; i++) {
+      const v = fetch(ops[i]!, run, vals);
+      if (v === undefined) return undefined;
+      values[i] = v;
     }
-    return call(run, args);
+    return invoke(run, values);
+  };
+}
+
+const callKey = (target: CallTarget) => (target.kind === "builtin" ? target.name : target.path);
+
+/** Calls a target with evaluated arguments: a `with` replacement when one is active, else the function itself. */
+export function invoker(target: CallTarget, loc: Location): Invoke {
+  const key = callKey(target);
+  if (target.kind === "function") {
+    const node = target.node;
+    return (run, args) => {
+      const o = run.ctx.functions?.get(key);
+      return o === undefined ? callFunction(run, node, args, loc) : overridden(run, key, o, args);
+    };
+  }
+  const { name, fn } = target.builtin;
+  return (run, args) => {
+    const o = run.ctx.functions?.get(key);
+    if (o !== undefined) return overridden(run, key, o, args);
+    try {
+      return fn(args, run);
+    } catch (e) {
+      return builtinFailure(run, e, name, loc);
+    }
   };
 }
 

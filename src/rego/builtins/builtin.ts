@@ -13,9 +13,14 @@ export interface Builtin {
   arity: number;
   /** Returns undefined for "no value"; throws BuiltinError for errors. */
   fn(args: Value[], ctx: BuiltinContext): Value | undefined;
+  /** For operators (comparisons, membership): the same function on two operands, never throwing. */
+  binary?: (a: Value, b: Value) => Value;
 }
 
 export const builtin = (name: string, arity: number, fn: Builtin["fn"]): Builtin => ({ name, arity, fn });
+
+/** An operator: total on any two values, so a call needs neither an argument array nor an error guard. */
+export const operator = (name: string, op: (a: Value, b: Value) => Value): Builtin => ({ name, arity: 2, fn: (args) => op(args[0]!, args[1]!), binary: op });
 
 export function operandError(index: number, expected: string, got: Value): BuiltinError {
   return new BuiltinError(`operand ${index + 1} must be ${expected} but got ${typeName(got)}`, "type");

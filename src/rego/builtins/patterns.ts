@@ -72,16 +72,22 @@ function globDelimiters(v: Value): string[] {
   return v.length ? (v as string[]) : ["."];
 }
 
+/** The matchers for the delimiters a policy passed last: usually one constant array, passed again and again. */
+let lastDelimiters: Value | undefined;
+let lastMatchers: Map<string, (s: string) => boolean> | undefined;
+
 const GLOB_META = /[*?[\]{}\\]/;
 
-/** A glob matcher, cached by delimiters then pattern (no key is built per call); plain patterns compare as strings. */
-function globMatcher(pattern: string, delimiters: string[]): (s: string) => boolean {
+/** A glob matcher, cached by delimiters then pattern; plain patterns compare as strings. */
+function globMatcher(pattern: string, delimiters: string[], given: Value): (s: string) => boolean {
   const delimiterKey = delimiters.length === 1 ? delimiters[0]! : delimiters.join("\0");
   let byPattern = globCache.get(delimiterKey);
   if (!byPattern) {
     if (globCache.size >= MAX_CACHED) globCache.clear();
     globCache.set(delimiterKey, (byPattern = new Map()));
   }
+  lastDelimiters = given;
+  lastMatchers = byPattern;
   let m = byPattern.get(pattern);
   if (!m) {
     if (!GLOB_META.test(pattern)) m = (s) => s === pattern;
@@ -147,6 +153,9 @@ export const patternBuiltins = [
     }
   }),
   builtin("glob.match", 3, (args) => {
-    return globMatcher(str(args, 0), globDelimiters(args[1]!))(str(args, 2));
+    const pattern = str(args, 0);
+    const text = str(args, 2);
+    if (args[1] !== lastDelimiters || lastMatchers === undefined) return globMatcher(pattern, globDelimiters(args[1]!), args[1]!)(text);
+    return (lastMatchers.get(pattern) ?? globMatcher(pattern, globDelimiters(args[1]!), args[1]!))(text);
   }),
 ];
