@@ -39,6 +39,8 @@ export class DocNode {
   ruleChildren: DocNode[] = [];
   /** Set after compilation: rules sit here, so a walk down the tree stops and takes this node's value. */
   isLeaf = false;
+  /** Set after compilation: the children by key identity, for evaluation (a record reads faster than a small Map). */
+  childAt: Record<string, DocNode | undefined> = Object.create(null);
   /** This node's value and function results in the current evaluation. */
   readonly memo = new NodeMemo();
 
@@ -614,7 +616,10 @@ export function forEachExprVar(e: Expr, f: (v: VarTerm) => void): void {
 function markRules(node: DocNode): boolean {
   let has = node.complete.length > 0 || node.partial.length > 0 || node.functions.length > 0 || node.defaultRule !== undefined;
   node.isLeaf = has;
-  for (const c of node.children.values()) has = markRules(c) || has;
+  for (const [k, c] of node.children) {
+    node.childAt[k] = c;
+    has = markRules(c) || has;
+  }
   node.hasRules = has;
   node.ruleChildren = [...node.children.values()].filter((c) => c.hasRules).sort((a, b) => compare(a.key, b.key));
   return has;

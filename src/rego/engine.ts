@@ -5,7 +5,7 @@ import { RegoError } from "./errors.ts";
 import { type EvalLimits, type EvalOptions, overflowed, Run, type Vals } from "./evaluator.ts";
 import { tokenize } from "./lexer.ts";
 import { parseModule, parseQuery } from "./parser.ts";
-import { readDocument } from "./rules.ts";
+import { answer } from "./rules.ts";
 import { fromJS, RObject, toJS, type Value } from "./values.ts";
 
 export { RegoError } from "./errors.ts";
@@ -126,8 +126,8 @@ export class RegoEngine {
       this.paths.set(path, keys);
     }
     const set = this.active;
-    const result = readDocument(new Run(set.policy.root, set.data, this.toInput(input), this.evalOptions), keys);
-    return result === undefined ? {} : { result: toJS(result) };
+    const result = answer(new Run(set.policy.root, set.data, this.toInput(input), this.evalOptions), keys);
+    return result === undefined ? {} : { result };
   }
 
   /** All solutions of a Rego query, each as its variable bindings (OPA's result set). */

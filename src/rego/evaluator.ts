@@ -77,8 +77,12 @@ export class NodeMemo {
   computing = false;
   value: Value | undefined = undefined;
   callsCtx: Context | undefined = undefined;
-  /** A function's calls in `callsCtx` as (arguments, result) pairs: an evaluation makes only a few. */
+  /**
+   * A function's calls in `callsCtx` as (arguments, result) pairs, the first `listed` entries: an
+   * evaluation makes only a few, and the list is reused from one evaluation to the next.
+   */
   readonly calls: (Value[] | Value | typeof NONE)[] = [];
+  listed = 0;
   /** Results by the arguments' identity, once there are too many calls to list. */
   callIndex: Record<string, Value | typeof NONE> | undefined = undefined;
 }

@@ -4,7 +4,7 @@ import type { CompiledRule, DocNode } from "./compiler.ts";
 import { RegoError, type Location } from "./errors.ts";
 import { type Direct, FAILS, HOLDS, NONE, type NodeMemo, NOT_DIRECT, overflowed, type Run, type Vals, type VK } from "./evaluator.ts";
 import { compileMatch, compileTerm, type CTerm, type DocPath, eachOf, fetch, type Match, ready } from "./terms.ts";
-import { equal, keyOf, lookup, RObject, RSet, type Value } from "./values.ts";
+import { equal, keyOf, lookup, RObject, RSet, toJS, toJSON, type Value } from "./values.ts";
 
 /** A rule's body (or an else's) with the value it gives when the body holds. */
 interface Branch {
@@ -108,29 +108,45 @@ export function walkDoc(run: Run, node: DocNode, base: Value | undefined, path: 
     const v = docValue(run, node, base);
     return v === undefined ? false : path.walks[i]!(run, vals, v, k);
   }
-  const child = node.children.get(keyOf(key));
+  const child = node.childAt[keyOf(key)];
   const nextBase = base === undefined ? undefined : lookup(base, key);
   if (child) return walkDoc(run, child, nextBase, path, i + 1, vals, k);
   return nextBase === undefined ? false : path.walks[i + 1]!(run, vals, nextBase, k);
 }
 
-/** The document at a constant path, as `POST /v1/data/<path>` gives it: only the rules on the path run. */
-export function readDocument(run: Run, keys: readonly Value[]): Value | undefined {
+/**
+ * The document at a constant path as plain JS, as `POST /v1/data/<path>` answers (undefined when there is
+ * none): only the rules on the path run. A package's document is written straight into the answer.
+ */
+export function answer(run: Run, keys: readonly Value[]): unknown {
   try {
     let node = run.tree;
     let base: Value | undefined = run.ctx.data;
     for (let i = 0; ; i++) {
-      if (!node.hasRules) return below(base, keys, i);
-      if (i === keys.length || node.isLeaf) return below(docValue(run, node, base), keys, i);
+      if (!node.hasRules) return toAnswer(below(base, keys, i));
+      if (i === keys.length && !node.isLeaf && node.partial.length === 0 && !(base instanceof RObject)) return packageAnswer(run, node);
+      if (i === keys.length || node.isLeaf) return toAnswer(below(docValue(run, node, base), keys, i));
       const key = keys[i]!;
-      const child = node.children.get(keyOf(key));
+      const child = node.childAt[keyOf(key)];
       base = base === undefined ? undefined : lookup(base, key);
-      if (!child) return below(base, keys, i + 1);
+      if (!child) return toAnswer(below(base, keys, i + 1));
       node = child;
     }
   } catch (e) {
     throw overflowed(e);
   }
+}
+
+const toAnswer = (v: Value | undefined) => (v === undefined ? undefined : toJS(v));
+
+/** What computeDoc builds for a package with no base data and no partial rules, then toJS, in one pass. */
+function packageAnswer(run: Run, node: DocNode): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const child of node.ruleChildren) {
+    const v = docValue(run, child, undefined);
+    if (v !== undefined) out[typeof child.key === "string" ? child.key : toJSON(child.key)] = toJS(v);
+  }
+  return out;
 }
 
 function below(v: Value | undefined, keys: readonly Value[], from: number): Value | undefined {
@@ -248,10 +264,10 @@ export function callFunction(run: Run, node: DocNode, args: Value[], loc: Locati
   const ctx = run.ctx;
   if (memo.callsCtx !== ctx) {
     memo.callsCtx = ctx;
-    memo.calls.length = 0;
+    memo.listed = 0;
     memo.callIndex = undefined;
   }
-  const known = memo.callIndex === undefined ? listed(memo.calls, args) : memo.callIndex[argsKey(args)];
+  const known = memo.callIndex === undefined ? listed(memo, args) : memo.callIndex[argsKey(args)];
   if (known !== undefined) return known === NONE ? undefined : known;
   const r = evalFunction(run, node, args, loc);
   // A call under another context (a `with` below) may have taken the memo over meanwhile: then keep nothing.
@@ -261,21 +277,22 @@ export function callFunction(run: Run, node: DocNode, args: Value[], loc: Locati
 
 const MAX_LISTED = 8;
 
-function listed(calls: NodeMemo["calls"], args: Value[]): Value | typeof NONE | undefined {
-  for (let i = 0; i < calls.length; i += 2) if (sameArgs(calls[i] as Value[], args)) return calls[i + 1] as Value | typeof NONE;
+function listed({ calls, listed }: NodeMemo, args: Value[]): Value | typeof NONE | undefined {
+  for (let i = 0; i < listed; i += 2) if (sameArgs(calls[i] as Value[], args)) return calls[i + 1] as Value | typeof NONE;
   return undefined;
 }
 
 function remember(memo: NodeMemo, args: Value[], r: Value | typeof NONE): void {
   const calls = memo.calls;
-  if (memo.callIndex === undefined && calls.length < 2 * MAX_LISTED) {
-    calls.push(args, r);
+  if (memo.callIndex === undefined && memo.listed < 2 * MAX_LISTED) {
+    calls[memo.listed++] = args;
+    calls[memo.listed++] = r;
     return;
   }
   if (memo.callIndex === undefined) {
     memo.callIndex = Object.create(null) as Record<string, Value | typeof NONE>;
-    for (let i = 0; i < calls.length; i += 2) memo.callIndex[argsKey(calls[i] as Value[])] = calls[i + 1] as Value | typeof NONE;
-    calls.length = 0;
+    for (let i = 0; i < memo.listed; i += 2) memo.callIndex[argsKey(calls[i] as Value[])] = calls[i + 1] as Value | typeof NONE;
+    memo.listed = 0;
   }
   memo.callIndex[argsKey(args)] = r;
 }

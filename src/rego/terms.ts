@@ -254,16 +254,7 @@ export function union(terms: readonly CTerm[]): readonly number[] | false {
 /** The values of terms evaluated directly, or undefined when one has none. */
 function oneArray(items: readonly CTerm[]): (run: Run, vals: Vals) => Value[] | undefined {
   const ops = items.map((i) => i.operand);
-  const n = ops.length;
-  return (run, vals) => {
-    const out = new Array<Value>(n);
-    for (let i = 0; i < n; i++) {
-      const v = fetch(ops[i]!, run, vals);
-      if (v === undefined) return undefined;
-      out[i] = v;
-    }
-    return out;
-  };
+  return (run, vals) => fetchAll(ops, run, vals);
 }
 
 /** Every combination of the terms' values, each as a fresh array. */
@@ -573,10 +564,9 @@ export function compileMatch(t: Term, root: DocNode, compiled?: CTerm): Match {
  */
 function callSite(target: CallTarget, args: readonly CTerm[], loc: Location): One {
   const ops = args.map((a) => a.operand);
-  const n = ops.length;
   const key = callKey(target);
   const invoke = invoker(target, loc);
-  const binary = target.kind === "builtin" && n === 2 ? target.builtin.binary : undefined;
+  const binary = target.kind === "builtin" && ops.length === 2 ? target.builtin.binary : undefined;
   if (binary) {
     const [a, b] = ops as [Operand, Operand];
     return (run, vals) => {
@@ -587,15 +577,38 @@ function callSite(target: CallTarget, args: readonly CTerm[], loc: Location): On
       return run.ctx.functions?.has(key) ? invoke(run, [x, y]) : binary(x, y);
     };
   }
+  // The body of `invoke`, repeated here so a call is one closure call, not two.
+  if (target.kind === "function") {
+    const node = target.node;
+    return (run, vals) => {
+      const values = fetchAll(ops, run, vals);
+      if (values === undefined) return undefined;
+      return run.ctx.functions?.has(key) ? invoke(run, values) : callFunction(run, node, values, loc);
+    };
+  }
+  const { name, fn } = target.builtin;
   return (run, vals) => {
-    const values = new Array<Value>(n);
-    for (let i = 0; i < n; i++) {
-      const v = fetch(ops[i]!, run, vals);
-      if (v === undefined) return undefined;
-      values[i] = v;
+    const values = fetchAll(ops, run, vals);
+    if (values === undefined) return undefined;
+    if (run.ctx.functions?.has(key)) return invoke(run, values);
+    try {
+      return fn(values, run);
+    } catch (e) {
+      return builtinFailure(run, e, name, loc);
     }
-    return invoke(run, values);
   };
+}
+
+/** The values of ready operands, or undefined when one has none. */
+function fetchAll(ops: readonly Operand[], run: Run, vals: Vals): Value[] | undefined {
+  const n = ops.length;
+  const out = new Array<Value>(n);
+  for (let i = 0; i < n; i++) {
+    const v = fetch(ops[i]!, run, vals);
+    if (v === undefined) return undefined;
+    out[i] = v;
+  }
+  return out;
 }
 
 const callKey = (target: CallTarget) => (target.kind === "builtin" ? target.name : target.path);

@@ -29,6 +29,27 @@ export class RObject {
     return o;
   }
 
+  /** A plain record's own properties converted (input and data documents), in one pass. */
+  static fromRecord(record: Record<string, unknown>, depth: number, maxDepth: number): RObject {
+    const o = new RObject();
+    const { ids, values } = o;
+    let inOrder = true;
+    for (const k of Object.keys(record)) {
+      const v = record[k];
+      if (v === undefined) continue;
+      if (k.charCodeAt(0) === 0) {
+        o.set(k, convert(v, depth, maxDepth)); // escaped identity: the general path
+        inOrder = false;
+        continue;
+      }
+      if (inOrder && ids.length > 0 && !(k > ids[ids.length - 1]!)) inOrder = false;
+      ids.push(k);
+      values[k] = convert(v, depth, maxDepth);
+    }
+    o.inOrder = inOrder;
+    return o;
+  }
+
   get size() {
     return this.ids.length;
   }
@@ -294,37 +315,33 @@ export interface FromJSOptions {
 
 /** Converts plain JS (parsed JSON; bigint for big integers) into a Rego value. */
 export function fromJS(x: unknown, options: FromJSOptions = {}): Value {
-  const maxDepth = options.maxDepth ?? 1000;
-  const convert = (y: unknown, depth: number): Value => {
-    if (depth > maxDepth) throw new RegoError("invalid_input", `document nesting exceeds ${maxDepth} levels`);
-    switch (typeof y) {
-      case "string":
-      case "boolean":
-        return y;
-      case "number":
-        if (!Number.isFinite(y)) throw new RegoError("invalid_input", `not a JSON number: ${y}`);
-        return y === 0 ? 0 : y;
-      case "bigint":
-        return fromBigInt(y);
-      case "object":
-        if (y === null) return null;
-        if (Array.isArray(y)) return y.map((e) => convert(e, depth + 1));
-        if (y instanceof RObject || y instanceof RSet || y instanceof BigNum) return y;
-        if (y instanceof Set) return RSet.of([...y].map((e) => convert(e, depth + 1)));
-        {
-          const o = new RObject();
-          const record = y as Record<string, unknown>;
-          for (const k in record) {
-            const v = record[k];
-            if (v !== undefined && Object.hasOwn(record, k)) o.set(k, convert(v, depth + 1));
-          }
-          return o;
-        }
-      default:
-        throw new RegoError("invalid_input", `cannot convert a ${typeof y} to a Rego value`);
-    }
-  };
-  return convert(x, 0);
+  return convert(x, 0, options.maxDepth ?? 1000);
+}
+
+function convert(y: unknown, depth: number, maxDepth: number): Value {
+  if (depth > maxDepth) throw new RegoError("invalid_input", `document nesting exceeds ${maxDepth} levels`);
+  switch (typeof y) {
+    case "string":
+    case "boolean":
+      return y;
+    case "number":
+      if (!Number.isFinite(y)) throw new RegoError("invalid_input", `not a JSON number: ${y}`);
+      return y === 0 ? 0 : y;
+    case "bigint":
+      return fromBigInt(y);
+    case "object":
+      if (y === null) return null;
+      if (Array.isArray(y)) {
+        const out = new Array<Value>(y.length);
+        for (let i = 0; i < y.length; i++) out[i] = convert(y[i], depth + 1, maxDepth);
+        return out;
+      }
+      if (y instanceof RObject || y instanceof RSet || y instanceof BigNum) return y;
+      if (y instanceof Set) return RSet.of([...y].map((e) => convert(e, depth + 1, maxDepth)));
+      return RObject.fromRecord(y as Record<string, unknown>, depth + 1, maxDepth);
+    default:
+      throw new RegoError("invalid_input", `cannot convert a ${typeof y} to a Rego value`);
+  }
 }
 
 /**
