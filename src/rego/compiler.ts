@@ -4,7 +4,7 @@ import type { Builtin } from "./builtins/builtin.ts";
 import { RegoError, type Location, type RegoErrorCode } from "./errors.ts";
 import { NodeMemo } from "./evaluator.ts";
 import { refText } from "./parser.ts";
-import { planRules, type RulePlan } from "./rules.ts";
+import type { RulePlan } from "./rules.ts";
 import { compare, keyOf, RObject, RSet, type Value } from "./values.ts";
 import { orderBody, orderTerm, termInputs } from "./safety.ts";
 
@@ -22,7 +22,7 @@ export interface CompiledRule {
   constants: (Value | undefined)[];
   slots: number;
   loc: Location;
-  /** The rule as closures, set once the whole tree is compiled. */
+  /** The rule as closures, compiled on its first evaluation (rules.ts). */
   plan?: RulePlan;
 }
 
@@ -151,7 +151,6 @@ export class Compiler {
     for (const [compiled, rule, ctx] of pending) this.resolveRule(compiled, rule, ctx);
     markRules(this.root);
     checkRecursion(this.root);
-    planRules(this.root);
     return { root: this.root };
   }
 

@@ -27,17 +27,6 @@ export interface RulePlan {
 /** A parameter that is a constant (compared), a variable (bound) or a pattern (matched). */
 type Param = { value: Value; slot: -1 } | { value: undefined; slot: number } | { value: undefined; slot: -2 };
 
-/** Compiles the rules of every node that has any (after the tree is complete: refs link to rule nodes). */
-export function planRules(root: DocNode): void {
-  const visit = (node: DocNode) => {
-    if (!node.hasRules) return;
-    for (const r of [...node.complete, ...node.partial, ...node.functions]) r.plan = planRule(r, root);
-    if (node.defaultRule) node.defaultRule.plan = planRule(node.defaultRule, root);
-    for (const c of node.children.values()) visit(c);
-  };
-  visit(root);
-}
-
 function planRule(r: CompiledRule, root: DocNode): RulePlan {
   const branches = [{ body: r.body, value: r.value }, ...r.elses].map((b) => ({ body: compileBody(b.body, root), value: compileTerm(b.value, root) }));
   const params: Param[] = r.args.map((a) =>
@@ -55,7 +44,11 @@ function matchAll(params: Term[], root: DocNode): RulePlan["matchArgs"] {
   };
 }
 
-const plan = (r: CompiledRule) => r.plan!;
+/**
+ * A rule's closures, compiled when the rule is first evaluated: a large policy set costs no closures for
+ * the rules a workload never reaches. `root` is the tree the rule belongs to (refs link to its nodes).
+ */
+const plan = (r: CompiledRule, root: DocNode) => (r.plan ??= planRule(r, root));
 
 // ---- documents
 
@@ -167,7 +160,7 @@ function evalComplete(run: Run, node: DocNode): Value | undefined {
     // A rule whose every branch has the value already found cannot conflict: skip it.
     if (result !== undefined && allEqual(r.constants, result)) continue;
     run.enter(r.loc);
-    result = ruleValue(run, plan(r), frame(r.slots), result, node, r.loc, false);
+    result = ruleValue(run, plan(r, run.tree), frame(r.slots), result, node, r.loc, false);
     run.depth--;
   }
   if (result === undefined && node.defaultRule) result = defaultValue(run, node.defaultRule);
@@ -176,14 +169,14 @@ function evalComplete(run: Run, node: DocNode): Value | undefined {
 
 function defaultValue(run: Run, r: CompiledRule): Value | undefined {
   let result: Value | undefined;
-  plan(r).branches[0]!.value.each(run, frame(r.slots), (v) => ((result = v), true));
+  plan(r, run.tree).branches[0]!.value.each(run, frame(r.slots), (v) => ((result = v), true));
   return result;
 }
 
 function evalPartial(run: Run, r: CompiledRule, add: (keys: Value[], v: Value) => void): void {
   run.enter(r.loc);
   const vals = frame(r.slots);
-  const { branches, keys } = plan(r);
+  const { branches, keys } = plan(r, run.tree);
   const { body, value } = branches[0]!;
   body.goal(run, vals, () =>
     keys(run, vals, (ks) =>
@@ -316,7 +309,7 @@ function evalFunction(run: Run, node: DocNode, args: Value[], loc: Location): Va
   for (let i = 0; i < definitions.length; i++) {
     const r = definitions[i]!;
     if (result !== undefined && allEqual(r.constants, result)) continue;
-    const p = plan(r);
+    const p = plan(r, run.tree);
     const vals = frame(r.slots);
     const bound = bindArgs(p.params, args, vals);
     if (bound === HOLDS) result = ruleValue(run, p, vals, result, node, loc, true);

@@ -327,13 +327,15 @@ function sortedObject(keys: string[], values: Operand[]): One {
 
 function reference(t: RefTerm, root: DocNode): CTerm {
   const path = t.path.map((p) => compileTerm(p, root));
-  const walks = walkers(path, root);
+  // The walks serve only refs that iterate (or a data ref under `with`): built on first use.
+  let built: Walk[] | undefined;
+  const walks = (i: number) => (built ??= walkers(path, root))[i]!;
   const head = t.head;
   const groundPath = head.type === "var" && path.every((p) => p.term.type === "value" || (p.term.type === "var" && p.term.slot !== undefined));
   const pathNeeds = groundPath ? union(path) : false;
   if (head.type !== "var") {
     const h = compileTerm(head, root);
-    return { term: t, needs: false, one: never, each: (run, vals, k) => h.each(run, vals, (v) => walks[0]!(run, vals, v, k)), operand: operand(CLOSURE, never) };
+    return { term: t, needs: false, one: never, each: (run, vals, k) => h.each(run, vals, (v) => walks(0)(run, vals, v, k)), operand: operand(CLOSURE, never) };
   }
   const rest = pathNeeds === false ? undefined : lookups(path);
   const constantKeys = path.every((p) => p.term.type === "value") ? path.map((p) => (p.term as { value: Value }).value) : undefined;
@@ -348,7 +350,7 @@ function reference(t: RefTerm, root: DocNode): CTerm {
       (run, vals, k) => {
         const v = vals[slot];
         if (v === undefined) throw unsafe(head.name, head.loc);
-        return walks[0]!(run, vals, v, k);
+        return walks(0)(run, vals, v, k);
       },
       constantKeys ? operand(PATH, one, undefined, slot, constantKeys) : undefined,
     );
@@ -362,22 +364,22 @@ function reference(t: RefTerm, root: DocNode): CTerm {
       t,
       pathNeeds,
       one,
-      (run, vals, k) => (run.ctx.input === undefined ? false : walks[0]!(run, vals, run.ctx.input, k)),
+      (run, vals, k) => (run.ctx.input === undefined ? false : walks(0)(run, vals, run.ctx.input, k)),
       constantKeys ? operand(PATH, one, undefined, -1, constantKeys) : undefined,
     );
   }
   // A data ref: read from the rule it names, from the data document when no rule is on its path,
   // or by walking the tree (under `with data...`, or through partial rules).
-  const doc = docPath(path, root);
+  let doc: DocPath | undefined;
   const link = linkRef(t, root);
-  const walkTree = (run: Run, vals: Vals, k: VK) => walkDoc(run, run.tree, run.ctx.data, doc, 0, vals, k);
+  const walkTree = (run: Run, vals: Vals, k: VK) => walkDoc(run, run.tree, run.ctx.data, (doc ??= docPath(path, root)), 0, vals, k);
   if (link === "data") {
     const one: One = (run, vals) => rest!(run.ctx.data, vals, 0);
     return withGeneral(
       t,
       pathNeeds,
       one,
-      (run, vals, k) => walks[0]!(run, vals, run.ctx.data, k),
+      (run, vals, k) => walks(0)(run, vals, run.ctx.data, k),
       constantKeys ? operand(DATA, one, undefined, -1, constantKeys) : undefined,
     );
   }
@@ -388,7 +390,7 @@ function reference(t: RefTerm, root: DocNode): CTerm {
   };
   if (link === undefined) return withGeneral(t, pathNeeds, viaTree, walkTree);
   const { node, depth } = link;
-  const fromRule = walks[depth]!;
+
   const one: One = (run, vals) => {
     if (run.ctx.overridden) return viaTree(run, vals);
     const v = docValue(run, node, undefined);
@@ -401,7 +403,7 @@ function reference(t: RefTerm, root: DocNode): CTerm {
     (run, vals, k) => {
       if (run.ctx.overridden) return walkTree(run, vals, k);
       const v = docValue(run, node, undefined);
-      return v === undefined ? false : fromRule(run, vals, v, k);
+      return v === undefined ? false : walks(depth)(run, vals, v, k);
     },
     constantKeys ? operand(RULE, one, undefined, -1, constantKeys.slice(depth), node) : undefined,
   );
