@@ -49,9 +49,14 @@ export interface Operand {
   readonly slot: number;
   /** PATH, DATA, RULE: the constant keys to look up (for RULE, those below the rule). */
   readonly keys: readonly Value[];
+  /** The keys' identities (`keyOf`), undefined for keys that are not strings. */
+  readonly ids: readonly (string | undefined)[];
   /** RULE: the complete rule's node. */
   readonly node: DocNode | undefined;
   readonly one: One;
+  /** DATA: the data document last read, and what the path found in it (documents never change). */
+  from: Value | undefined;
+  found: Value | undefined;
 }
 
 /** The value of an operand whose term is ready (see `ready`). */
@@ -62,23 +67,32 @@ export function fetch(o: Operand, run: Run, vals: Vals): Value | undefined {
     case SLOT:
       return vals[o.slot];
     case PATH:
-      return follow(o.slot < 0 ? run.ctx.input : vals[o.slot], o.keys);
-    case DATA:
-      return follow(run.ctx.data, o.keys);
+      return follow(o.slot < 0 ? run.ctx.input : vals[o.slot], o);
+    case DATA: {
+      const data = run.ctx.data;
+      if (o.from !== data) {
+        o.found = follow(data, o);
+        o.from = data;
+      }
+      return o.found;
+    }
     case RULE: {
       const ctx = run.ctx;
       if (ctx.overridden !== undefined) return o.one(run, vals);
       const node = o.node!;
       const memo = node.memo;
-      return follow(memo.ctx === ctx && !memo.computing ? memo.value : docValue(run, node, undefined), o.keys);
+      return follow(memo.ctx === ctx && !memo.computing ? memo.value : docValue(run, node, undefined), o);
     }
     default:
       return o.one(run, vals);
   }
 }
 
-function follow(v: Value | undefined, keys: readonly Value[]): Value | undefined {
-  for (let i = 0; i < keys.length && v !== undefined; i++) v = lookup(v, keys[i]!);
+function follow(v: Value | undefined, { keys, ids }: Operand): Value | undefined {
+  for (let i = 0; i < keys.length && v !== undefined; i++) {
+    const id = ids[i];
+    v = id !== undefined && v instanceof RObject ? v.at(id) : lookup(v, keys[i]!);
+  }
   return v;
 }
 
@@ -87,8 +101,11 @@ const operand = (kind: Operand["kind"], one: One, value?: Value, slot = -1, keys
   value,
   slot,
   keys,
+  ids: keys.map((k) => (typeof k === "string" ? keyOf(k) : undefined)),
   node,
   one,
+  from: undefined,
+  found: undefined,
 });
 
 /** A ref path for walking the data tree: which steps are ground now, and the walk from each step on. */
@@ -331,8 +348,8 @@ function reference(t: RefTerm, root: DocNode): CTerm {
   let built: Walk[] | undefined;
   const walks = (i: number) => (built ??= walkers(path, root))[i]!;
   const head = t.head;
-  const groundPath = head.type === "var" && path.every((p) => p.term.type === "value" || (p.term.type === "var" && p.term.slot !== undefined));
-  const pathNeeds = groundPath ? union(path) : false;
+  // Each step is a key once its own term is direct (a constant, a bound variable, a call, a ref...).
+  const pathNeeds = head.type === "var" ? union(path) : false;
   if (head.type !== "var") {
     const h = compileTerm(head, root);
     return { term: t, needs: false, one: never, each: (run, vals, k) => h.each(run, vals, (v) => walks(0)(run, vals, v, k)), operand: operand(CLOSURE, never) };
@@ -342,7 +359,7 @@ function reference(t: RefTerm, root: DocNode): CTerm {
   if (head.slot !== undefined) {
     const slot = head.slot;
     const needs = pathNeeds && (pathNeeds.includes(slot) ? pathNeeds : [slot, ...pathNeeds]);
-    const one: One = (_run, vals) => rest!(vals[slot]!, vals, 0);
+    const one: One = (run, vals) => rest!(run, vals, vals[slot]!, 0);
     return withGeneral(
       t,
       needs,
@@ -358,7 +375,7 @@ function reference(t: RefTerm, root: DocNode): CTerm {
   if (head.name === "input") {
     const one: One = (run, vals) => {
       const input = run.ctx.input;
-      return input === undefined ? undefined : rest!(input, vals, 0);
+      return input === undefined ? undefined : rest!(run, vals, input, 0);
     };
     return withGeneral(
       t,
@@ -374,7 +391,7 @@ function reference(t: RefTerm, root: DocNode): CTerm {
   const link = linkRef(t, root);
   const walkTree = (run: Run, vals: Vals, k: VK) => walkDoc(run, run.tree, run.ctx.data, (doc ??= docPath(path, root)), 0, vals, k);
   if (link === "data") {
-    const one: One = (run, vals) => rest!(run.ctx.data, vals, 0);
+    const one: One = (run, vals) => rest!(run, vals, run.ctx.data, 0);
     return withGeneral(
       t,
       pathNeeds,
@@ -394,7 +411,7 @@ function reference(t: RefTerm, root: DocNode): CTerm {
   const one: One = (run, vals) => {
     if (run.ctx.overridden) return viaTree(run, vals);
     const v = docValue(run, node, undefined);
-    return v === undefined ? undefined : rest!(v, vals, depth);
+    return v === undefined ? undefined : rest!(run, vals, v, depth);
   };
   return withGeneral(
     t,
@@ -428,15 +445,15 @@ function linkRef(t: RefTerm, root: DocNode): { node: DocNode; depth: number } | 
 }
 
 /** Looks a value up along ground path steps from `from` on (constants and bound variables). */
-function lookups(path: readonly CTerm[]): (v: Value, vals: Vals, from: number) => Value | undefined {
-  const keys = path.map((p) => (p.term.type === "value" ? p.term.value : null));
-  const slots = path.map((p) => (p.term.type === "var" ? p.term.slot! : -1));
+/** Looks a value up along ready path steps from `from` on (each step's term gives the key). */
+function lookups(path: readonly CTerm[]): (run: Run, vals: Vals, v: Value, from: number) => Value | undefined {
+  const keys = path.map((p) => p.operand);
   const n = path.length;
-  return (v, vals, from) => {
+  return (run, vals, v, from) => {
     let x: Value | undefined = v;
     for (let i = from; i < n && x !== undefined; i++) {
-      const s = slots[i]!;
-      x = lookup(x, s < 0 ? keys[i]! : vals[s]!);
+      const key = fetch(keys[i]!, run, vals);
+      x = key === undefined ? undefined : lookup(x, key);
     }
     return x;
   };

@@ -56,6 +56,10 @@ export class RObject {
   get(key: Value): Value | undefined {
     return this.values[keyOf(key)];
   }
+  /** The value under a key given by its identity (`keyOf`), computed once by the caller. */
+  at(identity: string): Value | undefined {
+    return this.values[identity];
+  }
   /** Only while the object is being built: values are immutable once shared. */
   set(key: Value, value: Value): void {
     const h = keyOf(key);
