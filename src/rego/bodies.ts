@@ -4,11 +4,13 @@ import type { Location } from "./errors.ts";
 import {
   bind,
   Context,
+  FIRST,
   type Direct,
   FAILS,
   type FunctionOverride,
   type Goal,
   HOLDS,
+  type K,
   NOT_DIRECT,
   type Run,
   type Vals,
@@ -84,9 +86,7 @@ function compileExpr(e: Expr, root: DocNode): CExpr {
   let goal: Goal = e.negated
     ? (run, vals, k) => {
         step(run, loc);
-        let found = false;
-        positive(run, vals, () => (found = true));
-        return found ? false : k();
+        return positive(run, vals, FIRST) ? false : k();
       }
     : (run, vals, k) => {
         step(run, loc);
@@ -139,13 +139,8 @@ function compileParts(e: Expr, root: DocNode): { test: Test | undefined; positiv
         positive: (run, vals, k) =>
           domain.each(run, vals, (coll) => {
             if (!isCollection(coll)) return false;
-            const failed = iterate(coll, (kv, v) => {
-              let ok = false;
-              const check = () => body(run, vals, () => (ok = true));
-              if (key) key(run, vals, kv, () => value(run, vals, v, check));
-              else value(run, vals, v, check);
-              return !ok;
-            });
+            const check = () => body(run, vals, FIRST);
+            const failed = iterate(coll, (kv, v) => !(key ? key(run, vals, kv, () => value(run, vals, v, check)) : value(run, vals, v, check)));
             return failed ? false : k();
           }),
       };
@@ -180,16 +175,19 @@ function someIn(domain: CTerm, vs: number, ks: number, general: Goal): Goal {
         vals[vs] = members[i]!;
         stop = k();
       }
-    } else if (coll instanceof RObject)
-      stop = coll.some((kv, v) => {
-        if (ks >= 0) vals[ks] = kv;
-        vals[vs] = v;
-        return k();
-      });
+    } else if (coll instanceof RObject) stop = someInObject(coll, vals, vs, ks, k);
     vals[vs] = undefined;
     if (ks >= 0) vals[ks] = undefined;
     return stop;
   };
+}
+
+function someInObject(coll: RObject, vals: Vals, vs: number, ks: number, k: K): boolean {
+  return coll.some((kv, v) => {
+    if (ks >= 0) vals[ks] = kv;
+    vals[vs] = v;
+    return k();
+  });
 }
 
 const step = (run: Run, loc: Location) => {

@@ -60,9 +60,8 @@ export class DocNode {
     return c;
   }
 
-  get isFunction() {
-    return this.functions.length > 0 || this.defaultRule?.kind === "function";
-  }
+  /** A function (or a function's default) is defined here: a plain field, read on every evaluation. */
+  isFunction = false;
 }
 
 export interface CompiledPolicy {
@@ -198,6 +197,7 @@ export class Compiler {
     } else if (kind === "function") node.functions.push(compiled);
     else if (kind === "complete") node.complete.push(compiled);
     else node.partial.push(compiled);
+    if (kind === "function") node.isFunction = true;
     const arities = new Set([...node.functions, ...(node.defaultRule?.kind === "function" ? [node.defaultRule] : [])].map((f) => f.args.length));
     if (arities.size > 1) fail(`function ${node.name} is defined with different numbers of arguments`, rule.loc);
     if (node.isFunction && (node.complete.length || node.partial.length || (node.defaultRule && node.defaultRule.kind !== "function")))

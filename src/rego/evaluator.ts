@@ -143,6 +143,9 @@ export function overflowed(e: unknown): unknown {
   return e instanceof RangeError ? new RegoError("eval_cancel_error", "evaluation exceeded the stack: policy or document nested too deeply") : e;
 }
 
+/** A continuation that stops at the first solution: a goal called with it says whether there is one. */
+export const FIRST: K = () => true;
+
 /** Binds `slot` to `v` for the continuation, then unbinds it. */
 export function bind(vals: Vals, slot: number, v: Value, k: K): boolean {
   vals[slot] = v;

@@ -2,7 +2,7 @@ import type { Term } from "./ast.ts";
 import { compileBody, type CBody } from "./bodies.ts";
 import type { CompiledRule, DocNode } from "./compiler.ts";
 import { RegoError, type Location } from "./errors.ts";
-import { type Direct, FAILS, HOLDS, NONE, type NodeMemo, NOT_DIRECT, overflowed, type Run, type Vals, type VK } from "./evaluator.ts";
+import { type Direct, FAILS, FIRST, HOLDS, NONE, type NodeMemo, NOT_DIRECT, overflowed, type Run, type Vals, type VK } from "./evaluator.ts";
 import { compileMatch, compileTerm, type CTerm, type DocPath, eachOf, fetch, type Match, ready } from "./terms.ts";
 import { equal, keyOf, lookup, RObject, RSet, toJS, toJSON, type Value } from "./values.ts";
 
@@ -229,12 +229,12 @@ function eachValue(run: Run, vals: Vals, value: CTerm, prior: Value | undefined,
 
 /** Every solution of a branch's body from expression `stop` on (a constant value needs only the first). */
 function solutions(run: Run, vals: Vals, { body, value }: Branch, stop: number, prior: Value | undefined, node: DocNode, loc: Location, fn: boolean) {
+  if (value.term.type === "value") return body.resume[stop]!(run, vals, FIRST) ? merge(prior, value.term.value, node, loc, fn) : NOT_HELD;
   let held = false;
-  const single = value.term.type === "value";
   body.resume[stop]!(run, vals, () => {
     held = true;
     prior = eachValue(run, vals, value, prior, node, loc, fn);
-    return single;
+    return false;
   });
   return held ? prior : NOT_HELD;
 }
@@ -313,15 +313,20 @@ function evalFunction(run: Run, node: DocNode, args: Value[], loc: Location): Va
     const vals = frame(r.slots);
     const bound = bindArgs(p.params, args, vals);
     if (bound === HOLDS) result = ruleValue(run, p, vals, result, node, loc, true);
-    else if (bound === NOT_DIRECT)
-      p.matchArgs(run, vals, args, () => {
-        result = ruleValue(run, p, vals, result, node, loc, true);
-        return false;
-      });
+    else if (bound === NOT_DIRECT) result = matchedValue(run, p, vals, args, result, node, loc);
   }
   if (result === undefined && node.defaultRule) result = defaultValue(run, node.defaultRule);
   run.depth--;
   return result;
+}
+
+/** A definition whose parameters are patterns: its values for every way the arguments match them. */
+function matchedValue(run: Run, p: RulePlan, vals: Vals, args: Value[], prior: Value | undefined, node: DocNode, loc: Location): Value | undefined {
+  p.matchArgs(run, vals, args, () => {
+    prior = ruleValue(run, p, vals, prior, node, loc, true);
+    return false;
+  });
+  return prior;
 }
 
 /** Binds a function's arguments when its parameters are plain variables or constants (the common case). */
