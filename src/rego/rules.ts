@@ -64,7 +64,7 @@ export function docValue(run: Run, node: DocNode, base: Value | undefined): Valu
   }
   memo.ctx = ctx;
   memo.computing = true;
-  const value = computeDoc(run, node, base);
+  const value = node.complete.length || node.defaultRule ? evalComplete(run, node) : computeDoc(run, node, base);
   // A `with` below may have stamped the node for its own context meanwhile: stamp it again.
   memo.ctx = ctx;
   memo.computing = false;
@@ -72,8 +72,8 @@ export function docValue(run: Run, node: DocNode, base: Value | undefined): Valu
   return value;
 }
 
+/** The value of a node without complete rules: a set (partial set rules) or an object (children, partial objects). */
 function computeDoc(run: Run, node: DocNode, base: Value | undefined): Value | undefined {
-  if (node.complete.length || node.defaultRule) return evalComplete(run, node);
   if (node.partial.some((r) => r.multi && r.keys.length === 0)) {
     const set = new RSet();
     for (const r of node.partial) evalPartial(run, r, (_keys, v) => void set.add(v));
@@ -136,8 +136,9 @@ const toAnswer = (v: Value | undefined) => (v === undefined ? undefined : toJS(v
 function packageAnswer(run: Run, node: DocNode): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const child of node.ruleChildren) {
+    if (child.isFunction && !run.ctx.overridden) continue; // a function has no value in a document
     const v = docValue(run, child, undefined);
-    if (v !== undefined) out[typeof child.key === "string" ? child.key : toJSON(child.key)] = toJS(v);
+    if (v !== undefined) out[typeof child.key === "string" ? child.key : toJSON(child.key)] = typeof v === "object" && v !== null ? toJS(v) : v;
   }
   return out;
 }
@@ -201,7 +202,7 @@ function ruleValue(run: Run, p: RulePlan, vals: Vals, prior: Value | undefined, 
     const branch = branches[i]!;
     const { body, value } = branch;
     const mark = run.trail.length;
-    const stop = body.prefix(run, vals, 0);
+    const stop = body.length === 0 ? 0 : body.prefix(run, vals, 0);
     let found: Value | undefined | typeof NOT_HELD = NOT_HELD;
     if (stop === body.length) {
       if (!ready(value.needs, vals)) found = eachValue(run, vals, value, prior, node, loc, fn);

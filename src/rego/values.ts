@@ -32,21 +32,28 @@ export class RObject {
   /** A plain record's own properties converted (input and data documents), in one pass. */
   static fromRecord(record: Record<string, unknown>, depth: number, maxDepth: number): RObject {
     const o = new RObject();
-    const { ids, values } = o;
+    const keys = Object.keys(record);
+    // The key list is the object's own when every key is a plain string with a value (the usual case).
+    o.ids = keys;
     let inOrder = true;
-    for (const k of Object.keys(record)) {
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i]!;
       const v = record[k];
-      if (v === undefined) continue;
-      if (k.charCodeAt(0) === 0) {
-        o.set(k, convert(v, depth, maxDepth)); // escaped identity: the general path
-        inOrder = false;
-        continue;
-      }
-      if (inOrder && ids.length > 0 && !(k > ids[ids.length - 1]!)) inOrder = false;
-      ids.push(k);
-      values[k] = convert(v, depth, maxDepth);
+      if (v === undefined || k.charCodeAt(0) === 0) return RObject.fromIrregular(record, keys, depth, maxDepth);
+      if (inOrder && i > 0 && !(k > keys[i - 1]!)) inOrder = false;
+      o.values[k] = convert(v, depth, maxDepth);
     }
     o.inOrder = inOrder;
+    return o;
+  }
+
+  /** fromRecord for records with undefined values or keys that are not their own identity. */
+  private static fromIrregular(record: Record<string, unknown>, keys: string[], depth: number, maxDepth: number): RObject {
+    const o = new RObject();
+    for (const k of keys) {
+      const v = record[k];
+      if (v !== undefined) o.set(k, convert(v, depth, maxDepth));
+    }
     return o;
   }
 
