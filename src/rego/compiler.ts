@@ -189,6 +189,7 @@ export class Compiler {
       constants: [],
       slots: 0,
       loc: rule.loc,
+      plan: undefined,
     };
     if (rule.isDefault) {
       if (kind === "partial") fail("default rules must have a constant name (no variables in the head)", rule.loc);

@@ -29,6 +29,9 @@ export interface CTerm {
   readonly operand: Operand;
 }
 
+/** Every compiled term is made here, so all share one hidden class (their fields are read while evaluating). */
+const cterm = (term: Term, needs: readonly number[] | false, one: One, each: Each, operand: Operand): CTerm => ({ term, needs, one, each, operand });
+
 const CONSTANT = 0;
 const SLOT = 1;
 const PATH = 2;
@@ -136,30 +139,19 @@ export function compileTerm(t: Term, root: DocNode): CTerm {
       const slot = t.slot;
       if (slot !== undefined) {
         const one: One = (_run, vals) => vals[slot];
-        return {
-          term: t,
-          needs: [slot],
-          one,
-          each: (_run, vals, k) => {
-            const v = vals[slot];
-            if (v === undefined) throw unsafe(t.name, t.loc);
-            return k(v);
-          },
-          operand: operand(SLOT, one, undefined, slot),
+        const each: Each = (_run, vals, k) => {
+          const v = vals[slot];
+          if (v === undefined) throw unsafe(t.name, t.loc);
+          return k(v);
         };
+        return cterm(t, [slot], one, each, operand(SLOT, one, undefined, slot));
       }
       if (t.name === "input") {
         const one: One = (run) => run.ctx.input;
-        return {
-          term: t,
-          needs: [],
-          one,
-          each: (run, _vals, k) => (run.ctx.input === undefined ? false : k(run.ctx.input)),
-          operand: operand(PATH, one),
-        };
+        return cterm(t, [], one, (run, _vals, k) => (run.ctx.input === undefined ? false : k(run.ctx.input)), operand(PATH, one));
       }
       const whole = docPath([], root);
-      return { term: t, needs: false, one: never, each: (run, vals, k) => walkDoc(run, run.tree, run.ctx.data, whole, 0, vals, k), operand: operand(CLOSURE, never) };
+      return cterm(t, false, never, (run, vals, k) => walkDoc(run, run.tree, run.ctx.data, whole, 0, vals, k), operand(CLOSURE, never));
     }
     case "ref":
       return reference(t, root);
@@ -240,23 +232,23 @@ const never: One = () => undefined;
 function constant(t: Term & { type: "value" }): CTerm {
   const value = t.value;
   const one: One = () => value;
-  return { term: t, needs: [], one, each: (_run, _vals, k) => k(value), operand: operand(CONSTANT, one, value) };
+  return cterm(t, [], one, (_run, _vals, k) => k(value), operand(CONSTANT, one, value));
 }
 
 /** A term is evaluated directly whenever its needs are bound, and by `general` otherwise. */
 function withGeneral(term: Term, needs: readonly number[] | false, one: One, general: Each, op = operand(CLOSURE, one)): CTerm {
-  if (needs === false) return { term, needs, one, each: general, operand: op };
+  if (needs === false) return cterm(term, needs, one, general, op);
   const direct: Each = (run, vals, k) => {
     const v = fetch(op, run, vals);
     return v === undefined ? false : k(v);
   };
-  if (needs.length === 0) return { term, needs, one, each: direct, operand: op };
-  return { term, needs, one, each: (run, vals, k) => (ready(needs, vals) ? direct(run, vals, k) : general(run, vals, k)), operand: op };
+  if (needs.length === 0) return cterm(term, needs, one, direct, op);
+  return cterm(term, needs, one, (run, vals, k) => (ready(needs, vals) ? direct(run, vals, k) : general(run, vals, k)), op);
 }
 
 /** A comprehension has one value; it is computed directly once the variables it closes over are bound. */
 function comprehension(t: Term, build: (run: Run, vals: Vals) => Value): CTerm {
-  return { term: t, needs: false, one: build, each: (run, vals, k) => k(build(run, vals)), operand: operand(CLOSURE, build) };
+  return cterm(t, false, build, (run, vals, k) => k(build(run, vals)), operand(CLOSURE, build));
 }
 
 export function union(terms: readonly CTerm[]): readonly number[] | false {
@@ -352,7 +344,7 @@ function reference(t: RefTerm, root: DocNode): CTerm {
   const pathNeeds = head.type === "var" ? union(path) : false;
   if (head.type !== "var") {
     const h = compileTerm(head, root);
-    return { term: t, needs: false, one: never, each: (run, vals, k) => h.each(run, vals, (v) => walks(0)(run, vals, v, k)), operand: operand(CLOSURE, never) };
+    return cterm(t, false, never, (run, vals, k) => h.each(run, vals, (v) => walks(0)(run, vals, v, k)), operand(CLOSURE, never));
   }
   const rest = pathNeeds === false ? undefined : lookups(path);
   const constantKeys = path.every((p) => p.term.type === "value") ? path.map((p) => (p.term as { value: Value }).value) : undefined;
