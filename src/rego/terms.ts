@@ -597,13 +597,32 @@ function callSite(target: CallTarget, args: readonly CTerm[], loc: Location): On
       return run.ctx.functions?.has(key) ? invoke(run, values) : callFunction(run, node, values, loc);
     };
   }
+  // A built-in keeps nothing of its arguments, so the site fills the same array each time; only a site
+  // reached again while its own arguments are being evaluated (through a `with` replacement) needs another.
   const { name, fn } = target.builtin;
+  const n = ops.length;
+  const argv = new Array<Value>(n);
+  let owner: Run | undefined;
+  let busy = false;
   return (run, vals) => {
-    const values = fetchAll(ops, run, vals);
-    if (values === undefined) return undefined;
-    if (run.ctx.functions?.has(key)) return invoke(run, values);
+    let args = argv;
+    if (busy && owner === run) args = new Array<Value>(n);
+    else {
+      owner = run;
+      busy = true;
+    }
+    for (let i = 0; i < n; i++) {
+      const v = fetch(ops[i]!, run, vals);
+      if (v === undefined) {
+        if (args === argv) busy = false;
+        return undefined;
+      }
+      args[i] = v;
+    }
+    if (args === argv) busy = false;
+    if (run.ctx.functions?.has(key)) return invoke(run, args.slice());
     try {
-      return fn(values, run);
+      return fn(args, run);
     } catch (e) {
       return builtinFailure(run, e, name, loc);
     }

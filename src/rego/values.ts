@@ -110,6 +110,13 @@ export class RObject {
     for (const [k, v] of this.entries()) if (each(k, v)) return true;
     return false;
   }
+  /** The object as a plain JS record, its values converted by `convert` (toJS), in Rego's key order. */
+  toRecord(convert: (v: Value) => unknown): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    if (this.inOrder) for (const h of this.ids) out[h] = convert(this.values[h]!);
+    else for (const [k, v] of this.entries()) out[typeof k === "string" ? k : toJSON(k)] = convert(v);
+    return out;
+  }
   keyHash(): string {
     this.hash ??= `{${[...this.ids]
       .sort()
@@ -370,14 +377,7 @@ export function toJS(v: Value): unknown {
       if (v instanceof BigNum) return v.isInteger ? BigInt(v.toString()) : toDouble(v);
       if (Array.isArray(v)) return v.map(toJS);
       if (v instanceof RSet) return v.values().map(toJS);
-      {
-        const out: Record<string, unknown> = {};
-        v.some((k, x) => {
-          out[typeof k === "string" ? k : toJSON(k)] = toJS(x);
-          return false;
-        });
-        return out;
-      }
+      return v.toRecord(toJS);
   }
 }
 
