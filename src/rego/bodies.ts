@@ -15,7 +15,7 @@ import {
   type Run,
   type Vals,
 } from "./evaluator.ts";
-import { compileMatch, compileTerm, type CTerm, eachOf, fetch, invoker, patternTest, ready, union, unsafe } from "./terms.ts";
+import { compileMatch, compileTerm, type CTerm, eachOf, fetch, invoker, patternTest, ready, RULE, union, unsafe } from "./terms.ts";
 import { equal, isCollection, iterate, keyOf, RObject, RSet, type Value } from "./values.ts";
 
 /** Evaluates an expression with at most one solution without a continuation; NOT_DIRECT when it cannot. */
@@ -194,9 +194,31 @@ const step = (run: Run, loc: Location) => {
   if (++run.steps > run.maxSteps) run.tooManySteps(loc);
 };
 
+/**
+ * A term's test. The common shapes get closures of their own: code shared by every shape is compiled
+ * by the JIT for all the kinds of values it has seen there, code for one shape only for that shape.
+ */
 function directTerm(term: CTerm, negated: boolean, loc: Location): Test | undefined {
-  const { needs, operand } = term;
+  const { needs, operand, one } = term;
   if (needs === false) return undefined;
+  if (operand.kind === RULE && operand.keys.length === 0 && needs.length === 0) {
+    // A boolean rule (`allow if same_trust_domain`): its remembered value, read in place.
+    const node = operand.node!;
+    return (run, vals) => {
+      step(run, loc);
+      const ctx = run.ctx;
+      const memo = node.memo;
+      const v = ctx.overridden === undefined && memo.ctx === ctx && !memo.computing ? memo.value : fetch(operand, run, vals);
+      return (v !== undefined && v !== false) !== negated ? HOLDS : FAILS;
+    };
+  }
+  if (term.term.type === "call")
+    return (run, vals) => {
+      if (!ready(needs, vals)) return NOT_DIRECT;
+      step(run, loc);
+      const v = one(run, vals);
+      return (v !== undefined && v !== false) !== negated ? HOLDS : FAILS;
+    };
   return (run, vals) => {
     if (!ready(needs, vals)) return NOT_DIRECT;
     step(run, loc);
@@ -209,6 +231,23 @@ const slotOf = (t: Term) => (t.type === "var" && t.slot !== undefined ? t.slot :
 
 /** `x := e`, `e = x` or a comparison of two direct terms. */
 function directUnify(left: CTerm, right: CTerm, negated: boolean, loc: Location): Test {
+  const any = anyUnify(left, right, negated, loc);
+  const ls = slotOf(left.term);
+  if (negated || ls < 0 || slotOf(right.term) >= 0 || right.term.type !== "call" || right.needs === false) return any;
+  // `x := f(...)`, the usual assignment: a closure of its own (see directTerm).
+  const { needs, one } = right;
+  return (run, vals) => {
+    if (vals[ls] !== undefined || !ready(needs, vals)) return any(run, vals);
+    step(run, loc);
+    const v = one(run, vals);
+    if (v === undefined) return FAILS;
+    vals[ls] = v;
+    run.trail.push(vals, ls);
+    return HOLDS;
+  };
+}
+
+function anyUnify(left: CTerm, right: CTerm, negated: boolean, loc: Location): Test {
   const ls = slotOf(left.term);
   const rs = slotOf(right.term);
   const assign = (run: Run, vals: Vals, slot: number, source: CTerm): Direct => {

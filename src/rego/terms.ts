@@ -32,12 +32,12 @@ export interface CTerm {
 /** Every compiled term is made here, so all share one hidden class (their fields are read while evaluating). */
 const cterm = (term: Term, needs: readonly number[] | false, one: One, each: Each, operand: Operand): CTerm => ({ term, needs, one, each, operand });
 
-const CONSTANT = 0;
-const SLOT = 1;
-const PATH = 2;
-const DATA = 3;
-const RULE = 4;
-const CLOSURE = 5;
+export const CONSTANT = 0;
+export const SLOT = 1;
+export const PATH = 2;
+export const DATA = 3;
+export const RULE = 4;
+export const CLOSURE = 5;
 
 /**
  * A direct term as data a caller reads inline: closures from one source function share their compiled
