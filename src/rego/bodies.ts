@@ -1,4 +1,5 @@
 import type { Body, CompiledWith, Expr, Term } from "./ast.ts";
+import { invoker } from "./calls.ts";
 import type { DocNode } from "./compiler.ts";
 import type { Location } from "./errors.ts";
 import {
@@ -15,7 +16,7 @@ import {
   type Run,
   type Vals,
 } from "./evaluator.ts";
-import { compileMatch, compileTerm, type CTerm, eachOf, fetch, invoker, patternTest, ready, RULE, union, unsafe } from "./terms.ts";
+import { compileMatch, compileTerm, type CTerm, eachOf, fetch, patternTest, ready, RULE, union, unsafe } from "./terms.ts";
 import { equal, isCollection, iterate, keyOf, RObject, RSet, type Value } from "./values.ts";
 
 /** Evaluates an expression with at most one solution without a continuation; NOT_DIRECT when it cannot. */

@@ -3,7 +3,8 @@ import { compileBody, type CBody } from "./bodies.ts";
 import type { CompiledRule, DocNode } from "./compiler.ts";
 import { RegoError, type Location } from "./errors.ts";
 import { type Direct, FAILS, FIRST, HOLDS, NONE, type NodeMemo, NOT_DIRECT, overflowed, type Run, type Vals, type VK } from "./evaluator.ts";
-import { compileMatch, compileTerm, type CTerm, type DocPath, eachOf, fetch, type Match, ready } from "./terms.ts";
+import type { DocPath } from "./refs.ts";
+import { compileMatch, compileTerm, type CTerm, eachOf, fetch, type Match, ready } from "./terms.ts";
 import { equal, keyOf, lookup, RObject, RSet, toJS, toJSON, type Value } from "./values.ts";
 
 /** A rule's body (or an else's) with the value it gives when the body holds. */
@@ -136,7 +137,7 @@ const toAnswer = (v: Value | undefined) => (v === undefined ? undefined : toJS(v
 function packageAnswer(run: Run, node: DocNode): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const child of node.ruleChildren) {
-    if (child.isFunction && !run.ctx.overridden) continue; // a function has no value in a document
+    if (child.isFunction) continue; // no value in a document (answers start where nothing is overridden)
     const v = docValue(run, child, undefined);
     if (v !== undefined) out[typeof child.key === "string" ? child.key : toJSON(child.key)] = typeof v === "object" && v !== null ? toJS(v) : v;
   }

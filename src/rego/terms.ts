@@ -1,10 +1,12 @@
-import type { CallTarget, RefTerm, Term } from "./ast.ts";
+import type { Term } from "./ast.ts";
 import { compileBody } from "./bodies.ts";
-import type { DocNode } from "./compiler.ts";
-import { BuiltinError, RegoError, type Location } from "./errors.ts";
-import { bind, type FunctionOverride, type Invoke, type K, type Run, type Vals, type VK } from "./evaluator.ts";
-import { callFunction, docValue, walkDoc } from "./rules.ts";
-import { equal, iterate, keyOf, lookup, RObject, RSet, type Value } from "./values.ts";
+import { callSite, invoker } from "./calls.ts";
+import { type DocNode, forEachVar } from "./compiler.ts";
+import { RegoError, type Location } from "./errors.ts";
+import { bind, type K, type Run, type Vals, type VK } from "./evaluator.ts";
+import { docPath, reference } from "./refs.ts";
+import { docValue, walkDoc } from "./rules.ts";
+import { equal, keyOf, lookup, RObject, RSet, type Value } from "./values.ts";
 
 /** The value of a term whose `needs` are bound; undefined when it has none. */
 export type One = (run: Run, vals: Vals) => Value | undefined;
@@ -30,7 +32,7 @@ export interface CTerm {
 }
 
 /** Every compiled term is made here, so all share one hidden class (their fields are read while evaluating). */
-const cterm = (term: Term, needs: readonly number[] | false, one: One, each: Each, operand: Operand): CTerm => ({ term, needs, one, each, operand });
+export const cterm = (term: Term, needs: readonly number[] | false, one: One, each: Each, operand: Operand): CTerm => ({ term, needs, one, each, operand });
 
 export const CONSTANT = 0;
 export const SLOT = 1;
@@ -40,10 +42,10 @@ export const RULE = 4;
 export const CLOSURE = 5;
 
 /**
- * A direct term as data a caller reads inline: closures from one source function share their compiled
- * code, so a call through `one` is an indirect call the JIT cannot inline. Constants, variables, and
- * constant paths below a variable, `input`, the data document or a rule's remembered value (most
- * operands) cost no call at all.
+ * A direct term as data that `fetch` reads in place: closures made from one source function share their
+ * compiled code, so each call through `one` is an indirect call the JIT cannot inline. Constants,
+ * variables, and constant paths below a variable, `input`, the data document or a rule's remembered
+ * value (most operands) cost no call at all.
  */
 export interface Operand {
   readonly kind: typeof CONSTANT | typeof SLOT | typeof PATH | typeof DATA | typeof RULE | typeof CLOSURE;
@@ -99,7 +101,7 @@ function follow(v: Value | undefined, { keys, ids }: Operand): Value | undefined
   return v;
 }
 
-const operand = (kind: Operand["kind"], one: One, value?: Value, slot = -1, keys: readonly Value[] = [], node?: DocNode): Operand => ({
+export const operand = (kind: Operand["kind"], one: One, value?: Value, slot = -1, keys: readonly Value[] = [], node?: DocNode): Operand => ({
   kind,
   value,
   slot,
@@ -111,15 +113,16 @@ const operand = (kind: Operand["kind"], one: One, value?: Value, slot = -1, keys
   found: undefined,
 });
 
-/** A ref path for walking the data tree: which steps are ground now, and the walk from each step on. */
-export interface DocPath {
-  /** Per step: the constant key, or undefined when `slots` names the variable holding it (or neither). */
-  readonly keys: (Value | undefined)[];
-  readonly constant: boolean[];
-  /** Per step: the slot of a variable step, -1 otherwise. */
-  readonly slots: number[];
-  /** walks[i] walks a value from step i to the end. */
-  readonly walks: Walk[];
+/** The values of ready operands, or undefined when one has none. */
+export function fetchAll(ops: readonly Operand[], run: Run, vals: Vals): Value[] | undefined {
+  const n = ops.length;
+  const out = new Array<Value>(n);
+  for (let i = 0; i < n; i++) {
+    const v = fetch(ops[i]!, run, vals);
+    if (v === undefined) return undefined;
+    out[i] = v;
+  }
+  return out;
 }
 
 /** Whether every slot in `needs` is bound: the term can be evaluated directly. */
@@ -227,7 +230,7 @@ export function compileTerm(t: Term, root: DocNode): CTerm {
   }
 }
 
-const never: One = () => undefined;
+export const never: One = () => undefined;
 
 function constant(t: Term & { type: "value" }): CTerm {
   const value = t.value;
@@ -236,7 +239,7 @@ function constant(t: Term & { type: "value" }): CTerm {
 }
 
 /** A term is evaluated directly whenever its needs are bound, and by `general` otherwise. */
-function withGeneral(term: Term, needs: readonly number[] | false, one: One, general: Each, op = operand(CLOSURE, one)): CTerm {
+export function withGeneral(term: Term, needs: readonly number[] | false, one: One, general: Each, op = operand(CLOSURE, one)): CTerm {
   if (needs === false) return cterm(term, needs, one, general, op);
   const direct: Each = (run, vals, k) => {
     const v = fetch(op, run, vals);
@@ -246,9 +249,14 @@ function withGeneral(term: Term, needs: readonly number[] | false, one: One, gen
   return cterm(term, needs, one, (run, vals, k) => (ready(needs, vals) ? direct(run, vals, k) : general(run, vals, k)), op);
 }
 
-/** A comprehension has one value; it is computed directly once the variables it closes over are bound. */
-function comprehension(t: Term, build: (run: Run, vals: Vals) => Value): CTerm {
-  return cterm(t, false, build, (run, vals, k) => k(build(run, vals)), operand(CLOSURE, build));
+/** A comprehension has exactly one value: it is built directly once the variables it closes over are bound. */
+function comprehension(t: Term & { firstLocal?: number }, build: (run: Run, vals: Vals) => Value): CTerm {
+  const first = t.firstLocal ?? 0;
+  const needs: number[] = [];
+  forEachVar(t, (v) => {
+    if (v.slot !== undefined && v.slot < first && !needs.includes(v.slot)) needs.push(v.slot);
+  });
+  return withGeneral(t, needs, build, (run, vals, k) => k(build(run, vals)));
 }
 
 export function union(terms: readonly CTerm[]): readonly number[] | false {
@@ -332,176 +340,6 @@ function sortedObject(keys: string[], values: Operand[]): One {
   };
 }
 
-// ---- refs
-
-function reference(t: RefTerm, root: DocNode): CTerm {
-  const path = t.path.map((p) => compileTerm(p, root));
-  // The walks serve only refs that iterate (or a data ref under `with`): built on first use.
-  let built: Walk[] | undefined;
-  const walks = (i: number) => (built ??= walkers(path, root))[i]!;
-  const head = t.head;
-  // Each step is a key once its own term is direct (a constant, a bound variable, a call, a ref...).
-  const pathNeeds = head.type === "var" ? union(path) : false;
-  if (head.type !== "var") {
-    const h = compileTerm(head, root);
-    return cterm(t, false, never, (run, vals, k) => h.each(run, vals, (v) => walks(0)(run, vals, v, k)), operand(CLOSURE, never));
-  }
-  const rest = pathNeeds === false ? undefined : lookups(path);
-  const constantKeys = path.every((p) => p.term.type === "value") ? path.map((p) => (p.term as { value: Value }).value) : undefined;
-  if (head.slot !== undefined) {
-    const slot = head.slot;
-    const needs = pathNeeds && (pathNeeds.includes(slot) ? pathNeeds : [slot, ...pathNeeds]);
-    const one: One = (run, vals) => rest!(run, vals, vals[slot]!, 0);
-    return withGeneral(
-      t,
-      needs,
-      one,
-      (run, vals, k) => {
-        const v = vals[slot];
-        if (v === undefined) throw unsafe(head.name, head.loc);
-        return walks(0)(run, vals, v, k);
-      },
-      constantKeys ? operand(PATH, one, undefined, slot, constantKeys) : undefined,
-    );
-  }
-  if (head.name === "input") {
-    const one: One = (run, vals) => {
-      const input = run.ctx.input;
-      return input === undefined ? undefined : rest!(run, vals, input, 0);
-    };
-    return withGeneral(
-      t,
-      pathNeeds,
-      one,
-      (run, vals, k) => (run.ctx.input === undefined ? false : walks(0)(run, vals, run.ctx.input, k)),
-      constantKeys ? operand(PATH, one, undefined, -1, constantKeys) : undefined,
-    );
-  }
-  // A data ref: read from the rule it names, from the data document when no rule is on its path,
-  // or by walking the tree (under `with data...`, or through partial rules).
-  let doc: DocPath | undefined;
-  const link = linkRef(t, root);
-  const walkTree = (run: Run, vals: Vals, k: VK) => walkDoc(run, run.tree, run.ctx.data, (doc ??= docPath(path, root)), 0, vals, k);
-  if (link === "data") {
-    const one: One = (run, vals) => rest!(run, vals, run.ctx.data, 0);
-    return withGeneral(
-      t,
-      pathNeeds,
-      one,
-      (run, vals, k) => walks(0)(run, vals, run.ctx.data, k),
-      constantKeys ? operand(DATA, one, undefined, -1, constantKeys) : undefined,
-    );
-  }
-  const viaTree: One = (run, vals) => {
-    let v: Value | undefined;
-    walkTree(run, vals, (x) => ((v = x), true));
-    return v;
-  };
-  if (link === undefined) return withGeneral(t, pathNeeds, viaTree, walkTree);
-  const { node, depth } = link;
-
-  const one: One = (run, vals) => {
-    if (run.ctx.overridden) return viaTree(run, vals);
-    const v = docValue(run, node, undefined);
-    return v === undefined ? undefined : rest!(run, vals, v, depth);
-  };
-  return withGeneral(
-    t,
-    pathNeeds,
-    one,
-    (run, vals, k) => {
-      if (run.ctx.overridden) return walkTree(run, vals, k);
-      const v = docValue(run, node, undefined);
-      return v === undefined ? false : walks(depth)(run, vals, v, k);
-    },
-    constantKeys ? operand(RULE, one, undefined, -1, constantKeys.slice(depth), node) : undefined,
-  );
-}
-
-/**
- * Where a data ref's constant prefix leads: to a complete rule (read its value, then the rest of the
- * path), past all rules ("data": a plain lookup in the data document), or neither (walk the tree).
- */
-function linkRef(t: RefTerm, root: DocNode): { node: DocNode; depth: number } | "data" | undefined {
-  let node = root;
-  for (let i = 0; i < t.path.length; i++) {
-    const p = t.path[i]!;
-    if (p.type !== "value") return undefined;
-    const next = node.children.get(keyOf(p.value));
-    if (!next?.hasRules) return "data";
-    node = next;
-    if (node.complete.length || node.defaultRule?.kind === "complete") return { node, depth: i + 1 };
-    if (node.partial.length || node.isFunction) return undefined;
-  }
-  return undefined;
-}
-
-/** Looks a value up along ground path steps from `from` on (constants and bound variables). */
-/** Looks a value up along ready path steps from `from` on (each step's term gives the key). */
-function lookups(path: readonly CTerm[]): (run: Run, vals: Vals, v: Value, from: number) => Value | undefined {
-  const keys = path.map((p) => p.operand);
-  const n = path.length;
-  return (run, vals, v, from) => {
-    let x: Value | undefined = v;
-    for (let i = from; i < n && x !== undefined; i++) {
-      const key = fetch(keys[i]!, run, vals);
-      x = key === undefined ? undefined : lookup(x, key);
-    }
-    return x;
-  };
-}
-
-function docPath(path: readonly CTerm[], root: DocNode): DocPath {
-  return {
-    keys: path.map((p) => (p.term.type === "value" ? p.term.value : undefined)),
-    constant: path.map((p) => p.term.type === "value"),
-    slots: path.map((p) => (p.term.type === "var" && p.term.slot !== undefined ? p.term.slot : -1)),
-    walks: walkers(path, root),
-  };
-}
-
-const end: Walk = (_run, _vals, v, k) => k(v);
-
-const lookupStep =
-  (key: Value, next: Walk): Walk =>
-  (run, vals, v, k) => {
-    const x = lookup(v, key);
-    return x === undefined ? false : next(run, vals, x, k);
-  };
-
-/** walks[i] continues a ref from step i: constants look up, unbound variables iterate, other terms evaluate. */
-function walkers(path: readonly CTerm[], root: DocNode): Walk[] {
-  const walks: Walk[] = new Array(path.length + 1);
-  walks[path.length] = end;
-  for (let i = path.length - 1; i >= 0; i--) walks[i] = walkStep(path[i]!, walks[i + 1]!, root);
-  return walks;
-}
-
-function walkStep(p: CTerm, next: Walk, root: DocNode): Walk {
-  const t = p.term;
-  if (t.type === "value") return lookupStep(t.value, next);
-  if (t.type === "var" && t.slot !== undefined) {
-    const slot = t.slot;
-    return (run, vals, v, k) => {
-      const key = vals[slot];
-      if (key !== undefined) {
-        const x = lookup(v, key);
-        return x === undefined ? false : next(run, vals, x, k);
-      }
-      return iterate(v, (kv, x) => bind(vals, slot, kv, () => next(run, vals, x, k)));
-    };
-  }
-  const isPattern = patternTest(t);
-  const match = compileMatch(t, root);
-  return (run, vals, v, k) => {
-    if (isPattern(vals)) return iterate(v, (kv, x) => match(run, vals, kv, () => next(run, vals, x, k)));
-    return p.each(run, vals, (key) => {
-      const x = lookup(v, key);
-      return x === undefined ? false : next(run, vals, x, k);
-    });
-  };
-}
-
 // ---- patterns
 
 /** Whether a term still has variables to bind in pattern positions (var, array item, object value). */
@@ -567,120 +405,3 @@ export function compileMatch(t: Term, root: DocNode, compiled?: CTerm): Match {
   return (run, vals, v, k) => term.each(run, vals, (x) => (equal(x, v) ? k() : false));
 }
 
-// ---- calls
-
-/**
- * A call whose arguments are ready: operands fetched inline, then the `with` replacement when one is
- * active, else the operator, built-in (its errors undefined unless strict) or user function.
- */
-function callSite(target: CallTarget, args: readonly CTerm[], loc: Location): One {
-  const ops = args.map((a) => a.operand);
-  const key = callKey(target);
-  const invoke = invoker(target, loc);
-  const binary = target.kind === "builtin" && ops.length === 2 ? target.builtin.binary : undefined;
-  if (binary) {
-    const [a, b] = ops as [Operand, Operand];
-    return (run, vals) => {
-      const x = fetch(a, run, vals);
-      if (x === undefined) return undefined;
-      const y = fetch(b, run, vals);
-      if (y === undefined) return undefined;
-      return run.ctx.functions?.has(key) ? invoke(run, [x, y]) : binary(x, y);
-    };
-  }
-  // The body of `invoke`, repeated here so a call is one closure call, not two.
-  if (target.kind === "function") {
-    const node = target.node;
-    return (run, vals) => {
-      const values = fetchAll(ops, run, vals);
-      if (values === undefined) return undefined;
-      return run.ctx.functions?.has(key) ? invoke(run, values) : callFunction(run, node, values, loc);
-    };
-  }
-  // A built-in keeps nothing of its arguments, so the site fills the same array each time; only a site
-  // reached again while its own arguments are being evaluated (through a `with` replacement) needs another.
-  const { name, fn } = target.builtin;
-  const n = ops.length;
-  const argv = new Array<Value>(n);
-  let owner: Run | undefined;
-  let busy = false;
-  return (run, vals) => {
-    let args = argv;
-    if (busy && owner === run) args = new Array<Value>(n);
-    else {
-      owner = run;
-      busy = true;
-    }
-    for (let i = 0; i < n; i++) {
-      const v = fetch(ops[i]!, run, vals);
-      if (v === undefined) {
-        if (args === argv) busy = false;
-        return undefined;
-      }
-      args[i] = v;
-    }
-    if (args === argv) busy = false;
-    if (run.ctx.functions?.has(key)) return invoke(run, args.slice());
-    try {
-      return fn(args, run);
-    } catch (e) {
-      return builtinFailure(run, e, name, loc);
-    }
-  };
-}
-
-/** The values of ready operands, or undefined when one has none. */
-function fetchAll(ops: readonly Operand[], run: Run, vals: Vals): Value[] | undefined {
-  const n = ops.length;
-  const out = new Array<Value>(n);
-  for (let i = 0; i < n; i++) {
-    const v = fetch(ops[i]!, run, vals);
-    if (v === undefined) return undefined;
-    out[i] = v;
-  }
-  return out;
-}
-
-const callKey = (target: CallTarget) => (target.kind === "builtin" ? target.name : target.path);
-
-/** Calls a target with evaluated arguments: a `with` replacement when one is active, else the function itself. */
-export function invoker(target: CallTarget, loc: Location): Invoke {
-  const key = callKey(target);
-  if (target.kind === "function") {
-    const node = target.node;
-    return (run, args) => {
-      const o = run.ctx.functions?.get(key);
-      return o === undefined ? callFunction(run, node, args, loc) : overridden(run, key, o, args);
-    };
-  }
-  const { name, fn } = target.builtin;
-  return (run, args) => {
-    const o = run.ctx.functions?.get(key);
-    if (o !== undefined) return overridden(run, key, o, args);
-    try {
-      return fn(args, run);
-    } catch (e) {
-      return builtinFailure(run, e, name, loc);
-    }
-  };
-}
-
-function overridden(run: Run, key: string, o: FunctionOverride, args: Value[]): Value | undefined {
-  if (o.value !== undefined) return o.value;
-  const saved = run.ctx;
-  run.ctx = saved.without(key);
-  try {
-    return o.replacement!.invoke(run, args.slice(0, o.replacement!.arity));
-  } finally {
-    run.ctx = saved;
-  }
-}
-
-function builtinFailure(run: Run, e: unknown, name: string, loc: Location): undefined {
-  if (e instanceof RegoError) throw e;
-  if (run.strict) {
-    const code = e instanceof BuiltinError && e.kind === "type" ? "eval_type_error" : "eval_builtin_error";
-    throw new RegoError(code, `${name}: ${e instanceof Error ? e.message : String(e)}`, loc);
-  }
-  return undefined;
-}

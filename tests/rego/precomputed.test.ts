@@ -103,6 +103,14 @@ describe("bodies evaluated without continuations", () => {
     });
   });
 
+  test("comprehensions over bound variables are evaluated directly, inside and outside iterations", () => {
+    const engine = engineWith(
+      "package p\n\nbig := n if {\n\tm := input.min\n\tn := count([x | some x in input.xs; x > m])\n\tn > 0\n}\n\nby := {k: [x | some x in input.xs; x > k] | some k in input.ks}\n\nnone if count({x | some x in input.xs; x > 100}) == 0\n",
+    );
+    expect(engine.evaluate("p", { min: 2, xs: [1, 2, 3, 4], ks: [0, 3] }).result).toEqual({ big: 2, by: { "0": [1, 2, 3, 4], "3": [4] }, none: true });
+    expect(engine.evaluate("p/big", { min: 9, xs: [1, 2] })).toEqual({});
+  });
+
   test("a rule body that conflicts across solutions is still an eval_conflict_error", () => {
     const engine = engineWith("package p\n\nx := v if some v in input.vs\n");
     expect(engine.evaluate("p/x", { vs: [4] }).result).toBe(4);
