@@ -15,13 +15,7 @@ export type Term = (
   | CallTerm
   | { type: "arraycomp" | "setcomp"; head: Term; body: Body; loc: Location; firstLocal?: number }
   | { type: "objectcomp"; key: Term; value: Term; body: Body; loc: Location; firstLocal?: number }
-) & {
-  /**
-   * Set by the compiler: the slots that must be bound for the term to have at most one value, computed
-   * without backtracking (false when it never has: comprehensions, refs that iterate).
-   */
-  needs?: readonly number[] | false;
-};
+);
 
 export interface VarTerm {
   type: "var";
@@ -36,11 +30,6 @@ export interface RefTerm {
   head: Term;
   path: Term[];
   loc: Location;
-  /** Set by the compiler on a data ref whose first `ruleDepth` path steps name a complete rule. */
-  rule?: DocNode;
-  ruleDepth?: number;
-  /** Set by the compiler on a data ref that no rule contributes to: a lookup in the data document. */
-  dataOnly?: true;
 }
 
 export interface CallTerm {

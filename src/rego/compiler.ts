@@ -1,7 +1,10 @@
 import type { Body, CallTarget, CompiledWith, Expr, Module, Rule, Term, VarTerm } from "./ast.ts";
+import { compileBody, type CBody } from "./bodies.ts";
 import type { Builtin } from "./builtins/builtin.ts";
 import { RegoError, type Location, type RegoErrorCode } from "./errors.ts";
+import { NodeMemo } from "./evaluator.ts";
 import { refText } from "./parser.ts";
+import type { RulePlan } from "./rules.ts";
 import { compare, keyOf, RObject, RSet, type Value } from "./values.ts";
 import { orderBody, orderTerm, termInputs } from "./safety.ts";
 
@@ -19,6 +22,8 @@ export interface CompiledRule {
   constants: (Value | undefined)[];
   slots: number;
   loc: Location;
+  /** The rule as closures, compiled on its first evaluation (rules.ts). */
+  plan?: RulePlan;
 }
 
 /** One position in the data tree: rules attach to the node of their (ground) head path. */
@@ -32,6 +37,12 @@ export class DocNode {
   hasRules = false;
   /** Set after compilation: the children with rules, in key order (a document is built in that order). */
   ruleChildren: DocNode[] = [];
+  /** Set after compilation: rules sit here, so a walk down the tree stops and takes this node's value. */
+  isLeaf = false;
+  /** Set after compilation: the children by key identity, for evaluation (a record reads faster than a small Map). */
+  childAt: Record<string, DocNode | undefined> = Object.create(null);
+  /** This node's value and function results in the current evaluation. */
+  readonly memo = new NodeMemo();
 
   constructor(
     readonly key: Value,
@@ -49,9 +60,8 @@ export class DocNode {
     return c;
   }
 
-  get isFunction() {
-    return this.functions.length > 0 || this.defaultRule?.kind === "function";
-  }
+  /** A function (or a function's default) is defined here: a plain field, read on every evaluation. */
+  isFunction = false;
 }
 
 export interface CompiledPolicy {
@@ -59,7 +69,7 @@ export interface CompiledPolicy {
 }
 
 export interface CompiledQuery {
-  body: Body;
+  body: CBody;
   slots: number;
   /** Named query variables and their slots: the bindings of each result. */
   outputs: [string, number][];
@@ -140,7 +150,6 @@ export class Compiler {
     for (const [compiled, rule, ctx] of pending) this.resolveRule(compiled, rule, ctx);
     markRules(this.root);
     checkRecursion(this.root);
-    linkRuleRefs(this.root);
     return { root: this.root };
   }
 
@@ -151,9 +160,7 @@ export class Compiler {
     const resolved = this.resolveBody(body, scope, ctx);
     const ordered = orderBody(resolved, new Set(), frame.names);
     const outputs = [...scope.vars.entries()].filter(([n]) => !n.startsWith("_"));
-    const link = refLinker(this.root);
-    for (const e of ordered.body) walkExprTerms(e, link);
-    return { body: ordered.body, slots: frame.names.length, outputs };
+    return { body: compileBody(ordered.body, this.root), slots: frame.names.length, outputs };
   }
 
   /** Attaches a rule to its data-tree node (names inside it are resolved later, once all rules are placed). */
@@ -182,6 +189,7 @@ export class Compiler {
       constants: [],
       slots: 0,
       loc: rule.loc,
+      plan: undefined,
     };
     if (rule.isDefault) {
       if (kind === "partial") fail("default rules must have a constant name (no variables in the head)", rule.loc);
@@ -190,6 +198,7 @@ export class Compiler {
     } else if (kind === "function") node.functions.push(compiled);
     else if (kind === "complete") node.complete.push(compiled);
     else node.partial.push(compiled);
+    if (kind === "function") node.isFunction = true;
     const arities = new Set([...node.functions, ...(node.defaultRule?.kind === "function" ? [node.defaultRule] : [])].map((f) => f.args.length));
     if (arities.size > 1) fail(`function ${node.name} is defined with different numbers of arguments`, rule.loc);
     if (node.isFunction && (node.complete.length || node.partial.length || (node.defaultRule && node.defaultRule.kind !== "function")))
@@ -606,7 +615,11 @@ export function forEachExprVar(e: Expr, f: (v: VarTerm) => void): void {
 
 function markRules(node: DocNode): boolean {
   let has = node.complete.length > 0 || node.partial.length > 0 || node.functions.length > 0 || node.defaultRule !== undefined;
-  for (const c of node.children.values()) has = markRules(c) || has;
+  node.isLeaf = has;
+  for (const [k, c] of node.children) {
+    node.childAt[k] = c;
+    has = markRules(c) || has;
+  }
   node.hasRules = has;
   node.ruleChildren = [...node.children.values()].filter((c) => c.hasRules).sort((a, b) => compare(a.key, b.key));
   return has;
@@ -687,90 +700,6 @@ function checkRecursion(root: DocNode): void {
     state.set(n, "done");
   };
   for (const n of all) visit(n);
-}
-
-/**
- * Points every data ref whose constant prefix names a complete rule (`data.platform.authz.allow`) at the
- * rule's node, and marks those whose prefix leaves all rules behind (`data.authz.levels`) as plain data,
- * so evaluation reads either without walking the tree from the root.
- */
-function linkRuleRefs(root: DocNode): void {
-  const link = refLinker(root);
-  const visit = (n: DocNode) => {
-    if (!n.hasRules) return;
-    for (const r of rulesOf(n)) visitRuleTerms(r, link);
-    for (const c of n.children.values()) visit(c);
-  };
-  visit(root);
-}
-
-function refLinker(root: DocNode): (t: Term) => void {
-  return (t) =>
-    walkTerms(t, (x) => {
-      directNeeds(x);
-      if (x.type !== "ref" || x.head.type !== "var" || x.head.name !== "data" || x.head.slot !== undefined) return;
-      let node = root;
-      for (let i = 0; i < x.path.length; i++) {
-        const p = x.path[i]!;
-        if (p.type !== "value") return;
-        const next = node.children.get(keyOf(p.value));
-        if (!next?.hasRules) {
-          x.dataOnly = true;
-          return;
-        }
-        node = next;
-        if (node.complete.length || node.defaultRule?.kind === "complete") {
-          x.rule = node;
-          x.ruleDepth = i + 1;
-          return;
-        }
-        if (node.partial.length || node.isFunction) return;
-      }
-    });
-}
-
-/** Computes (and records on the term) the slots a term needs bound to be evaluated directly: see Term.needs. */
-function directNeeds(t: Term): readonly number[] | false {
-  if (t.needs !== undefined) return t.needs;
-  const union = (terms: Term[]): number[] | false => {
-    const out: number[] = [];
-    for (const x of terms) {
-      const n = directNeeds(x);
-      if (n === false) return false;
-      for (const s of n) if (!out.includes(s)) out.push(s);
-    }
-    return out;
-  };
-  let needs: readonly number[] | false;
-  switch (t.type) {
-    case "value":
-      needs = [];
-      break;
-    case "var":
-      needs = t.slot !== undefined ? [t.slot] : t.name === "input" ? [] : false;
-      break;
-    case "ref": {
-      const head = t.head;
-      if (head.type !== "var" || (head.slot === undefined && head.name !== "input" && head.name !== "data")) needs = false;
-      else if (t.path.some((p) => p.type !== "value" && !(p.type === "var" && p.slot !== undefined))) needs = false;
-      else needs = union([head.slot === undefined ? { type: "value", value: null, loc: t.loc } : head, ...t.path]);
-      break;
-    }
-    case "call":
-      needs = union(t.args);
-      break;
-    case "array":
-    case "set":
-      needs = union(t.items);
-      break;
-    case "object":
-      needs = union(t.items.flat());
-      break;
-    default:
-      needs = false;
-  }
-  t.needs = needs;
-  return needs;
 }
 
 /** Visits the top-level terms of a rule: arguments, head, bodies and else branches. */

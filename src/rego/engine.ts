@@ -2,9 +2,10 @@ import type { Module } from "./ast.ts";
 import { builtins } from "./builtins/registry.ts";
 import { type CompiledPolicy, Compiler } from "./compiler.ts";
 import { RegoError } from "./errors.ts";
-import { type EvalLimits, type EvalOptions, Evaluation } from "./evaluator.ts";
+import { type EvalLimits, type EvalOptions, overflowed, Run, type Vals } from "./evaluator.ts";
 import { tokenize } from "./lexer.ts";
 import { parseModule, parseQuery } from "./parser.ts";
+import { answer } from "./rules.ts";
 import { fromJS, RObject, toJS, type Value } from "./values.ts";
 
 export { RegoError } from "./errors.ts";
@@ -48,7 +49,7 @@ export class RegoEngine {
   private readonly strict: boolean;
   private readonly evalOptions: EvalOptions;
   private readonly maxDocumentDepth: number;
-  /** Document paths as asked (`platform/authz`), split once: callers ask for the same few again and again. */
+  /** Document paths as asked (`platform/authz`), compiled once: callers ask for the same few again and again. */
   private readonly paths = new Map<string, string[]>();
 
   constructor(options: RegoEngineOptions = {}) {
@@ -125,9 +126,8 @@ export class RegoEngine {
       this.paths.set(path, keys);
     }
     const set = this.active;
-    const evaluation = new Evaluation(set.policy.root, set.data, this.toInput(input), this.evalOptions);
-    const result = evaluation.document(keys);
-    return result === undefined ? {} : { result: toJS(result) };
+    const result = answer(new Run(set.policy.root, set.data, this.toInput(input), this.evalOptions), keys);
+    return result === undefined ? {} : { result };
   }
 
   /** All solutions of a Rego query, each as its variable bindings (OPA's result set). */
@@ -138,12 +138,27 @@ export class RegoEngine {
   /** Like query, with the bindings as Rego values (exact numbers, sets kept as sets). */
   queryValues(query: string, options: QueryOptions = {}): Record<string, Value>[] {
     const set = this.active;
-    const compiled = new Compiler(builtins, set.policy.root).compileQuery(parseQuery(query));
-    const evaluation = new Evaluation(set.policy.root, set.data, this.toInput(options.input), {
+    const { body, slots, outputs } = new Compiler(builtins, set.policy.root).compileQuery(parseQuery(query));
+    const run = new Run(set.policy.root, set.data, this.toInput(options.input), {
       ...this.limits,
       strictBuiltinErrors: options.strictBuiltinErrors ?? this.strict,
     });
-    return evaluation.query(compiled.body, compiled.slots, compiled.outputs);
+    const vals: Vals = new Array(slots);
+    const results: Record<string, Value>[] = [];
+    try {
+      body.goal(run, vals, () => {
+        const r: Record<string, Value> = {};
+        for (const [name, slot] of outputs) {
+          const v = vals[slot];
+          if (v !== undefined) r[name] = v;
+        }
+        results.push(r);
+        return false;
+      });
+    } catch (e) {
+      throw overflowed(e);
+    }
+    return results;
   }
 
   private toInput(input: unknown): Value | undefined {

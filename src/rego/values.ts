@@ -7,13 +7,19 @@ import { RegoError } from "./errors.ts";
  */
 export type Value = null | boolean | Num | string | Value[] | RObject | RSet;
 
+/** A null-prototype record: JSC builds and reads these several times faster than a small Map. */
+type Dict<T> = Record<string, T | undefined>;
+const dict = <T>(): Dict<T> => Object.create(null);
+
 export class RObject {
-  /** Values by key identity (`keyOf`); a key that is not its own identity is kept in `keys`. */
-  private values = new Map<string, Value>();
-  private keys: Map<string, Value> | undefined;
+  /** Values by key identity (`keyOf`). */
+  private values: Dict<Value> = dict();
+  /** Key identities in insertion order. */
+  private ids: string[] = [];
+  /** Keys that are not their own identity (non-strings), by identity. */
+  private originals: Map<string, Value> | undefined;
   /** Whether the keys are plain strings inserted in increasing order (then entries() needs no sort). */
   private inOrder = true;
-  private last = "";
   private sorted: [Value, Value][] | undefined;
   private hash: string | undefined;
 
@@ -23,26 +29,66 @@ export class RObject {
     return o;
   }
 
+  /** A plain record's own properties converted (input and data documents), in one pass. */
+  static fromRecord(record: Record<string, unknown>, depth: number, maxDepth: number): RObject {
+    const o = new RObject();
+    const keys = Object.keys(record);
+    // The key list is the object's own when every key is a plain string with a value (the usual case).
+    o.ids = keys;
+    let inOrder = true;
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i]!;
+      const v = record[k];
+      if (v === undefined || k.charCodeAt(0) === 0) return RObject.fromIrregular(record, keys, depth, maxDepth);
+      if (inOrder && i > 0 && !(k > keys[i - 1]!)) inOrder = false;
+      o.values[k] = convert(v, depth, maxDepth);
+    }
+    o.inOrder = inOrder;
+    return o;
+  }
+
+  /** fromRecord for records with undefined values or keys that are not their own identity. */
+  private static fromIrregular(record: Record<string, unknown>, keys: string[], depth: number, maxDepth: number): RObject {
+    const o = new RObject();
+    for (const k of keys) {
+      const v = record[k];
+      if (v !== undefined) o.set(k, convert(v, depth, maxDepth));
+    }
+    return o;
+  }
+
   get size() {
-    return this.values.size;
+    return this.ids.length;
   }
   get(key: Value): Value | undefined {
-    return this.values.get(keyOf(key));
+    return this.values[keyOf(key)];
+  }
+  /** The value under a key given by its identity (`keyOf`), computed once by the caller. */
+  at(identity: string): Value | undefined {
+    return this.values[identity];
   }
   /** Only while the object is being built: values are immutable once shared. */
   set(key: Value, value: Value): void {
     const h = keyOf(key);
-    if (this.inOrder && (h !== key || (this.values.size > 0 && !(h > this.last)))) this.inOrder = false;
-    this.last = h;
-    this.values.set(h, value);
-    if (h !== key) (this.keys ??= new Map()).set(h, key);
+    if (this.values[h] === undefined) {
+      const ids = this.ids;
+      if (this.inOrder && (h !== key || (ids.length > 0 && !(h > ids[ids.length - 1]!)))) this.inOrder = false;
+      ids.push(h);
+      if (h !== key) (this.originals ??= new Map()).set(h, key);
+    }
+    this.values[h] = value;
     this.sorted = undefined;
     this.hash = undefined;
   }
   delete(key: Value): void {
     const h = keyOf(key);
-    this.values.delete(h);
-    this.keys?.delete(h);
+    if (this.values[h] === undefined) return;
+    // Rebuilt rather than `delete`d: a record that loses a property turns slow to read.
+    const values = dict<Value>();
+    for (const id of this.ids) if (id !== h) values[id] = this.values[id];
+    this.values = values;
+    this.ids = this.ids.filter((id) => id !== h);
+    this.originals?.delete(h);
     this.sorted = undefined;
     this.hash = undefined;
   }
@@ -50,25 +96,46 @@ export class RObject {
   entries(): [Value, Value][] {
     if (!this.sorted) {
       const out: [Value, Value][] = [];
-      for (const [h, v] of this.values) out.push([this.keys?.get(h) ?? h, v]);
+      for (const h of this.ids) out.push([this.keyAt(h), this.values[h]!]);
       this.sorted = this.inOrder ? out : out.sort(byKey);
     }
     return this.sorted;
   }
+  /** Calls `each(key, value)` in Rego's key order; stops when it returns true. */
+  some(each: (k: Value, v: Value) => boolean): boolean {
+    if (this.inOrder) {
+      for (const h of this.ids) if (each(h, this.values[h]!)) return true;
+      return false;
+    }
+    for (const [k, v] of this.entries()) if (each(k, v)) return true;
+    return false;
+  }
+  /** The object as a plain JS record, its values converted by `convert` (toJS), in Rego's key order. */
+  toRecord(convert: (v: Value) => unknown): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    if (this.inOrder) for (const h of this.ids) out[h] = convert(this.values[h]!);
+    else for (const [k, v] of this.entries()) out[typeof k === "string" ? k : toJSON(k)] = convert(v);
+    return out;
+  }
   keyHash(): string {
-    this.hash ??= `{${[...this.values.entries()]
-      .sort((a, b) => (a[0] < b[0] ? -1 : 1))
-      .map(([h, v]) => `${encodeKey(h)}:${keyOf(v)}`)
+    this.hash ??= `{${[...this.ids]
+      .sort()
+      .map((h) => `${encodeKey(h)}:${keyOf(this.values[h]!)}`)
       .join(",")}}`;
     return this.hash;
   }
   copy(): RObject {
     const o = new RObject();
-    o.values = new Map(this.values);
-    if (this.keys) o.keys = new Map(this.keys);
+    for (const h of this.ids) o.values[h] = this.values[h];
+    o.ids = this.ids.slice();
+    if (this.originals) o.originals = new Map(this.originals);
     o.inOrder = this.inOrder;
-    o.last = this.last;
+    o.sorted = this.sorted;
+    o.hash = this.hash;
     return o;
+  }
+  private keyAt(h: string): Value {
+    return this.originals?.has(h) ? this.originals.get(h)! : h;
   }
 }
 
@@ -81,7 +148,9 @@ const byKey = (a: [Value, Value], b: [Value, Value]) => {
 };
 
 export class RSet {
-  private readonly map = new Map<string, Value>();
+  /** Members by identity (`keyOf`), in insertion order. */
+  private members: Dict<Value> = dict();
+  private ids: string[] = [];
   private sorted: Value[] | undefined;
   private hash: string | undefined;
 
@@ -92,24 +161,25 @@ export class RSet {
   }
 
   get size() {
-    return this.map.size;
+    return this.ids.length;
   }
   has(v: Value): boolean {
-    return this.map.has(keyOf(v));
+    return this.members[keyOf(v)] !== undefined;
   }
   add(v: Value): void {
     const k = keyOf(v);
-    if (this.map.has(k)) return;
-    this.map.set(k, v);
+    if (this.members[k] !== undefined) return;
+    this.members[k] = v;
+    this.ids.push(k);
     this.sorted = undefined;
     this.hash = undefined;
   }
   values(): Value[] {
-    this.sorted ??= [...this.map.values()].sort(compare);
+    this.sorted ??= this.ids.map((k) => this.members[k]!).sort(compare);
     return this.sorted;
   }
   keyHash(): string {
-    this.hash ??= `<${[...this.map.keys()].sort().map(encodeKey).join(",")}>`;
+    this.hash ??= `<${[...this.ids].sort().map(encodeKey).join(",")}>`;
     return this.hash;
   }
 }
@@ -248,7 +318,7 @@ export function iterate(coll: Value, each: (k: Value, v: Value) => boolean): boo
   if (Array.isArray(coll)) {
     for (let i = 0; i < coll.length; i++) if (each(i, coll[i]!)) return true;
   } else if (coll instanceof RObject) {
-    for (const [k, v] of coll.entries()) if (each(k, v)) return true;
+    return coll.some(each);
   } else if (coll instanceof RSet) {
     for (const v of coll.values()) if (each(v, v)) return true;
   }
@@ -263,37 +333,33 @@ export interface FromJSOptions {
 
 /** Converts plain JS (parsed JSON; bigint for big integers) into a Rego value. */
 export function fromJS(x: unknown, options: FromJSOptions = {}): Value {
-  const maxDepth = options.maxDepth ?? 1000;
-  const convert = (y: unknown, depth: number): Value => {
-    if (depth > maxDepth) throw new RegoError("invalid_input", `document nesting exceeds ${maxDepth} levels`);
-    switch (typeof y) {
-      case "string":
-      case "boolean":
-        return y;
-      case "number":
-        if (!Number.isFinite(y)) throw new RegoError("invalid_input", `not a JSON number: ${y}`);
-        return y === 0 ? 0 : y;
-      case "bigint":
-        return fromBigInt(y);
-      case "object":
-        if (y === null) return null;
-        if (Array.isArray(y)) return y.map((e) => convert(e, depth + 1));
-        if (y instanceof RObject || y instanceof RSet || y instanceof BigNum) return y;
-        if (y instanceof Set) return RSet.of([...y].map((e) => convert(e, depth + 1)));
-        {
-          const o = new RObject();
-          const record = y as Record<string, unknown>;
-          for (const k in record) {
-            const v = record[k];
-            if (v !== undefined && Object.hasOwn(record, k)) o.set(k, convert(v, depth + 1));
-          }
-          return o;
-        }
-      default:
-        throw new RegoError("invalid_input", `cannot convert a ${typeof y} to a Rego value`);
-    }
-  };
-  return convert(x, 0);
+  return convert(x, 0, options.maxDepth ?? 1000);
+}
+
+function convert(y: unknown, depth: number, maxDepth: number): Value {
+  if (depth > maxDepth) throw new RegoError("invalid_input", `document nesting exceeds ${maxDepth} levels`);
+  switch (typeof y) {
+    case "string":
+    case "boolean":
+      return y;
+    case "number":
+      if (!Number.isFinite(y)) throw new RegoError("invalid_input", `not a JSON number: ${y}`);
+      return y === 0 ? 0 : y;
+    case "bigint":
+      return fromBigInt(y);
+    case "object":
+      if (y === null) return null;
+      if (Array.isArray(y)) {
+        const out = new Array<Value>(y.length);
+        for (let i = 0; i < y.length; i++) out[i] = convert(y[i], depth + 1, maxDepth);
+        return out;
+      }
+      if (y instanceof RObject || y instanceof RSet || y instanceof BigNum) return y;
+      if (y instanceof Set) return RSet.of([...y].map((e) => convert(e, depth + 1, maxDepth)));
+      return RObject.fromRecord(y as Record<string, unknown>, depth + 1, maxDepth);
+    default:
+      throw new RegoError("invalid_input", `cannot convert a ${typeof y} to a Rego value`);
+  }
 }
 
 /**
@@ -311,11 +377,7 @@ export function toJS(v: Value): unknown {
       if (v instanceof BigNum) return v.isInteger ? BigInt(v.toString()) : toDouble(v);
       if (Array.isArray(v)) return v.map(toJS);
       if (v instanceof RSet) return v.values().map(toJS);
-      {
-        const out: Record<string, unknown> = {};
-        for (const [k, x] of v.entries()) out[typeof k === "string" ? k : toJSON(k)] = toJS(x);
-        return out;
-      }
+      return v.toRecord(toJS);
   }
 }
 

@@ -1,6 +1,7 @@
 /**
  * What the compiler precomputes for speed (refs linked to their rule or to plain data, constant literals,
- * directly evaluated bodies with their binding trail, documents built in key order) gives the answers the
+ * operands read without a closure call, directly evaluated bodies with their binding trail, loops over
+ * `some ... in`, function results kept per arguments, documents built in key order) gives the answers the
  * general evaluation path gives, including under `with`.
  */
 import { describe, expect, test } from "bun:test";
@@ -29,6 +30,14 @@ describe("refs resolved at compile time", () => {
     expect(engine.evaluate("p", {}).result).toEqual({ v: 1, w: 3 });
     engine.setData({ cfg: { level: 2 } });
     expect(engine.evaluate("p/v", {}).result).toBe(2);
+  });
+});
+
+describe("object literals", () => {
+  test("with constant keys come out in key order; an undefined value leaves the whole object undefined", () => {
+    const engine = engineWith('package p\n\no := {"zeta": input.a, "alpha": input.b, "mid": 1}\n\nu := {"b": input.missing, "a": 1}\n');
+    expect(JSON.stringify(engine.evaluate("p/o", { a: 1, b: 2 }).result)).toBe('{"alpha":2,"mid":1,"zeta":1}');
+    expect(engine.evaluate("p/u", {})).toEqual({});
   });
 });
 
@@ -63,6 +72,43 @@ describe("bodies evaluated without continuations", () => {
   test("function results are kept per arguments within one evaluation", () => {
     const engine = engineWith("package p\n\nf(x) := x + 1\n\ng(1) := \"one\"\n\ng(x) := \"other\" if x != 1\n\nr := [f(1), f(2), f(1), g(1), g(2)]\n");
     expect(engine.evaluate("p/r", {}).result).toEqual([2, 3, 2, "one", "other"]);
+  });
+
+  test("a function called with many different arguments keeps each result apart, undefined ones too", () => {
+    const engine = engineWith(
+      "package p\n\nf(x, y) := x * 10 + y if x != 3\n\ngrid := [[a, b, f(a, b)] | some a in numbers.range(0, 4); some b in numbers.range(0, 2); f(a, b)]\n\nagain := [f(a, b) | some a in numbers.range(0, 4); some b in numbers.range(0, 2)]\n\nkeys := [g({\"k\": 1}), g({\"k\": 2}), g({\"k\": 1})]\n\ng(o) := o.k\n",
+    );
+    const expected = [0, 1, 2, 4].flatMap((a) => [0, 1, 2].map((b) => [a, b, a * 10 + b]));
+    expect(engine.evaluate("p", {}).result).toMatchObject({ grid: expected, again: expected.map(([, , v]) => v), keys: [1, 2, 1] });
+  });
+
+  test("function results are kept per `with` context", () => {
+    const engine = engineWith("package p\n\nf(x) := input.v + x\n\na := f(1)\n\nb := x if x := f(1) with input.v as 10\n\nc := [f(1), b, f(1)]\n");
+    expect(engine.evaluate("p", { v: 5 }).result).toEqual({ a: 6, b: 11, c: [6, 11, 6] });
+  });
+
+  test("some-in loops over arrays, sets and objects in order, with and without keys", () => {
+    const engine = engineWith(
+      "package p\n\narr := [[i, x] | some i, x in input.arr]\n\nset := [x | some x in {3, 1, 2}]\n\nobj := [[k, v] | some k, v in input.obj]\n\nvals := [v | some v in input.obj]\n\nnone := [x | some x in input.s]\n\nfirst if some x in input.arr\n\npattern := [a | some [a, 1] in input.pairs]\n\nsame := [k | some k, k in {\"a\": \"a\", \"b\": \"c\"}]\n",
+    );
+    expect(engine.evaluate("p", { arr: [5, 2], obj: { b: 1, a: 2 }, s: "xy", pairs: [["x", 1], ["y", 2], ["z", 1]] }).result).toEqual({
+      arr: [[0, 5], [1, 2]],
+      set: [1, 2, 3],
+      obj: [["a", 2], ["b", 1]],
+      vals: [2, 1],
+      none: [],
+      first: true,
+      pattern: ["x", "z"],
+      same: ["a"],
+    });
+  });
+
+  test("comprehensions over bound variables are evaluated directly, inside and outside iterations", () => {
+    const engine = engineWith(
+      "package p\n\nbig := n if {\n\tm := input.min\n\tn := count([x | some x in input.xs; x > m])\n\tn > 0\n}\n\nby := {k: [x | some x in input.xs; x > k] | some k in input.ks}\n\nnone if count({x | some x in input.xs; x > 100}) == 0\n",
+    );
+    expect(engine.evaluate("p", { min: 2, xs: [1, 2, 3, 4], ks: [0, 3] }).result).toEqual({ big: 2, by: { "0": [1, 2, 3, 4], "3": [4] }, none: true });
+    expect(engine.evaluate("p/big", { min: 9, xs: [1, 2] })).toEqual({});
   });
 
   test("a rule body that conflicts across solutions is still an eval_conflict_error", () => {

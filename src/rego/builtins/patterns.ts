@@ -72,22 +72,31 @@ function globDelimiters(v: Value): string[] {
   return v.length ? (v as string[]) : ["."];
 }
 
+/** The matchers for the delimiters a policy passed last: usually one constant array, passed again and again. */
+let lastDelimiters: Value | undefined;
+let lastMatchers: Map<string, (s: string) => boolean> | undefined;
+
 const GLOB_META = /[*?[\]{}\\]/;
 
-/** A glob matcher, cached by delimiters then pattern (no key is built per call); plain patterns compare as strings. */
-function globMatcher(pattern: string, delimiters: string[]): (s: string) => boolean {
+/** A glob matcher, cached by delimiters then pattern; plain patterns compare as strings. */
+function globMatcher(pattern: string, delimiters: string[], given: Value): (s: string) => boolean {
   const delimiterKey = delimiters.length === 1 ? delimiters[0]! : delimiters.join("\0");
   let byPattern = globCache.get(delimiterKey);
   if (!byPattern) {
     if (globCache.size >= MAX_CACHED) globCache.clear();
     globCache.set(delimiterKey, (byPattern = new Map()));
   }
+  lastDelimiters = given;
+  lastMatchers = byPattern;
   let m = byPattern.get(pattern);
   if (!m) {
     if (!GLOB_META.test(pattern)) m = (s) => s === pattern;
     else {
-      const re = compiled(globToRegex(pattern, delimiters));
-      m = (s) => re.testExact(s);
+      m = starMatcher(pattern, delimiters);
+      if (!m) {
+        const re = compiled(globToRegex(pattern, delimiters));
+        m = (s) => re.testExact(s);
+      }
     }
     if (byPattern.size >= MAX_CACHED) byPattern.clear();
     byPattern.set(pattern, m);
@@ -96,6 +105,40 @@ function globMatcher(pattern: string, delimiters: string[]): (s: string) => bool
 }
 
 const globCache = new Map<string, Map<string, (s: string) => boolean>>();
+
+const NOT_STARS_ONLY = /[?[\]{}\\]|\*\*|[\uD800-\uDFFF]/;
+const UNSAFE_DELIMITER = /[-\uD800-\uDFFF]/;
+
+/**
+ * A glob whose only wildcards are single `*`s ("catalog:*", the common shape) as a direct matcher, several
+ * times faster than the regex: its literal parts in order, each gap free of delimiter characters. The
+ * leftmost place for each literal is always the right one: a later one would leave a delimiter in the
+ * gap before it. Undefined for any other glob (and for delimiters the regex reads differently).
+ */
+function starMatcher(pattern: string, delimiters: string[]): ((s: string) => boolean) | undefined {
+  if (NOT_STARS_ONLY.test(pattern) || delimiters.some((d) => UNSAFE_DELIMITER.test(d))) return undefined;
+  const parts = pattern.split("*");
+  const first = parts[0]!;
+  const last = parts[parts.length - 1]!;
+  const middle = parts.slice(1, -1);
+  const minLength = parts.join("").length;
+  const stops = new Set(delimiters.join(""));
+  const gapOk = (s: string, from: number, to: number) => {
+    if (stops.size > 0) for (let i = from; i < to; i++) if (stops.has(s[i]!)) return false;
+    return true;
+  };
+  return (s) => {
+    if (s.length < minLength || !s.startsWith(first) || !s.endsWith(last)) return false;
+    let pos = first.length;
+    const end = s.length - last.length;
+    for (const literal of middle) {
+      const at = s.indexOf(literal, pos);
+      if (at < 0 || at + literal.length > end || !gapOk(s, pos, at)) return false;
+      pos = at + literal.length;
+    }
+    return gapOk(s, pos, end);
+  };
+}
 
 export const patternBuiltins = [
   builtin("regex.match", 2, (args) => compiled(str(args, 0)).test(str(args, 1))),
@@ -110,6 +153,9 @@ export const patternBuiltins = [
     }
   }),
   builtin("glob.match", 3, (args) => {
-    return globMatcher(str(args, 0), globDelimiters(args[1]!))(str(args, 2));
+    const pattern = str(args, 0);
+    const text = str(args, 2);
+    if (args[1] !== lastDelimiters || lastMatchers === undefined) return globMatcher(pattern, globDelimiters(args[1]!), args[1]!)(text);
+    return (lastMatchers.get(pattern) ?? globMatcher(pattern, globDelimiters(args[1]!), args[1]!))(text);
   }),
 ];

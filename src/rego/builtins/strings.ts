@@ -40,56 +40,91 @@ export function termText(v: Value): string {
 
 const VERB = /%([-+# 0]*)(\d+)?(?:\.(\d+))?([a-zA-Z%])/g;
 
+interface Verb {
+  whole: string;
+  flags: string;
+  width?: string;
+  precision?: string;
+  verb: string;
+}
+
+/** A format as its literal text and verbs, parsed once per format (policies use a few formats many times). */
+function parseFormat(format: string): (string | Verb)[] {
+  let pieces = formats.get(format);
+  if (!pieces) {
+    pieces = [];
+    let at = 0;
+    for (const m of format.matchAll(VERB)) {
+      if (m.index > at) pieces.push(format.slice(at, m.index));
+      pieces.push({ whole: m[0], flags: m[1]!, width: m[2], precision: m[3], verb: m[4]! });
+      at = m.index + m[0].length;
+    }
+    if (at < format.length) pieces.push(format.slice(at));
+    if (formats.size >= MAX_FORMATS) formats.clear();
+    formats.set(format, pieces);
+  }
+  return pieces;
+}
+
+const MAX_FORMATS = 500;
+const formats = new Map<string, (string | Verb)[]>();
+
 /** Go's fmt verbs as sprintf uses them: %s %v %d %f %e %g %x %X %o %b %q %t %%. */
 function sprintf(format: string, values: Value[]): string {
   let next = 0;
-  return format.replace(VERB, (whole, flags: string, width?: string, precision?: string, verb?: string) => {
-    if (verb === "%") return "%";
-    if (next >= values.length) return `%!${verb}(MISSING)`;
-    const v = values[next++]!;
-    let text: string;
-    switch (verb) {
-      case "s":
-      case "v":
-        text = typeof v === "string" ? v : termText(v);
-        break;
-      case "q":
-        text = typeof v === "string" ? JSON.stringify(v) : termText(v);
-        break;
-      case "d":
-        text = isNumber(v) && isInteger(v) ? toBigInt(v).toString() : `%!d(${termText(v)})`;
-        break;
-      case "f":
-      case "F":
-        text = isNumber(v) ? toDouble(v).toFixed(precision === undefined ? 6 : Number(precision)) : `%!f(${termText(v)})`;
-        break;
-      case "e":
-        text = isNumber(v) ? goExponent(toDouble(v).toExponential(precision === undefined ? 6 : Number(precision))) : `%!e(${termText(v)})`;
-        break;
-      case "g":
-        text = isNumber(v) ? (precision === undefined ? numText(v) : String(Number(toDouble(v).toPrecision(Number(precision))))) : `%!g(${termText(v)})`;
-        break;
-      case "x":
-      case "X":
-      case "o":
-      case "b": {
-        const base = verb === "o" ? 8 : verb === "b" ? 2 : 16;
-        if (isNumber(v) && isInteger(v)) text = toBigInt(v).toString(base);
-        else if (typeof v === "string" && base === 16) text = Buffer.from(v).toString("hex");
-        else text = `%!${verb}(${termText(v)})`;
-        if (verb === "X") text = text.toUpperCase();
-        break;
-      }
-      case "t":
-        text = typeof v === "boolean" ? String(v) : `%!t(${termText(v)})`;
-        break;
-      default:
-        return whole;
+  let out = "";
+  for (const piece of parseFormat(format)) {
+    if (typeof piece === "string") out += piece;
+    else if (piece.verb === "%") out += "%";
+    else if (next >= values.length) out += `%!${piece.verb}(MISSING)`;
+    else out += formatVerb(piece, values[next++]!);
+  }
+  return out;
+}
+
+function formatVerb({ whole, flags, width, precision, verb }: Verb, v: Value): string {
+  let text: string;
+  switch (verb) {
+    case "s":
+    case "v":
+      text = typeof v === "string" ? v : termText(v);
+      break;
+    case "q":
+      text = typeof v === "string" ? JSON.stringify(v) : termText(v);
+      break;
+    case "d":
+      text = isNumber(v) && isInteger(v) ? toBigInt(v).toString() : `%!d(${termText(v)})`;
+      break;
+    case "f":
+    case "F":
+      text = isNumber(v) ? toDouble(v).toFixed(precision === undefined ? 6 : Number(precision)) : `%!f(${termText(v)})`;
+      break;
+    case "e":
+      text = isNumber(v) ? goExponent(toDouble(v).toExponential(precision === undefined ? 6 : Number(precision))) : `%!e(${termText(v)})`;
+      break;
+    case "g":
+      text = isNumber(v) ? (precision === undefined ? numText(v) : String(Number(toDouble(v).toPrecision(Number(precision))))) : `%!g(${termText(v)})`;
+      break;
+    case "x":
+    case "X":
+    case "o":
+    case "b": {
+      const base = verb === "o" ? 8 : verb === "b" ? 2 : 16;
+      if (isNumber(v) && isInteger(v)) text = toBigInt(v).toString(base);
+      else if (typeof v === "string" && base === 16) text = Buffer.from(v).toString("hex");
+      else text = `%!${verb}(${termText(v)})`;
+      if (verb === "X") text = text.toUpperCase();
+      break;
     }
-    const w = width === undefined ? 0 : Number(width);
-    if (text.length < w) text = flags.includes("-") ? text.padEnd(w) : text.padStart(w, flags.includes("0") ? "0" : " ");
-    return text;
-  });
+    case "t":
+      text = typeof v === "boolean" ? String(v) : `%!t(${termText(v)})`;
+      break;
+    default:
+      return whole;
+  }
+  const w = width === undefined ? 0 : Number(width);
+  if (text.length < w) text = flags.includes("-") ? text.padEnd(w) : text.padStart(w, flags.includes("0") ? "0" : " ");
+  return text;
 }
 
 const goExponent = (s: string) => s.replace(/e([+-])(\d)$/, "e$10$2");

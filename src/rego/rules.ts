@@ -1,0 +1,380 @@
+import type { Term } from "./ast.ts";
+import { compileBody, type CBody } from "./bodies.ts";
+import type { CompiledRule, DocNode } from "./compiler.ts";
+import { RegoError, type Location } from "./errors.ts";
+import { type Direct, FAILS, FIRST, HOLDS, NONE, type NodeMemo, NOT_DIRECT, overflowed, type Run, type Vals, type VK } from "./evaluator.ts";
+import type { DocPath } from "./refs.ts";
+import { compileMatch, compileTerm, type CTerm, eachOf, fetch, type Match, ready } from "./terms.ts";
+import { equal, keyOf, lookup, RObject, RSet, toJS, toJSON, type Value } from "./values.ts";
+
+/** A rule's body (or an else's) with the value it gives when the body holds. */
+interface Branch {
+  body: CBody;
+  value: CTerm;
+}
+
+/** A rule compiled into closures. */
+export interface RulePlan {
+  /** The rule's body and value, then each else in turn. */
+  branches: Branch[];
+  /** Partial rules: all combinations of the head's keys. */
+  keys: (run: Run, vals: Vals, k: (keys: Value[]) => boolean) => boolean;
+  /** Functions: how each parameter takes its argument. */
+  params: Param[];
+  /** Functions whose parameters are patterns: every way the arguments match them. */
+  matchArgs: (run: Run, vals: Vals, args: Value[], k: () => boolean) => boolean;
+}
+
+/** A parameter that is a constant (compared), a variable (bound) or a pattern (matched). */
+type Param = { value: Value; slot: -1 } | { value: undefined; slot: number } | { value: undefined; slot: -2 };
+
+function planRule(r: CompiledRule, root: DocNode): RulePlan {
+  const branches = [{ body: r.body, value: r.value }, ...r.elses].map((b) => ({ body: compileBody(b.body, root), value: compileTerm(b.value, root) }));
+  const params: Param[] = r.args.map((a) =>
+    a.type === "value" ? { value: a.value, slot: -1 } : a.type === "var" && a.slot !== undefined ? { value: undefined, slot: a.slot } : { value: undefined, slot: -2 },
+  );
+  return { branches, keys: eachOf(r.keys.map((k) => compileTerm(k, root))), params, matchArgs: matchAll(r.args, root) };
+}
+
+function matchAll(params: Term[], root: DocNode): RulePlan["matchArgs"] {
+  const matches: Match[] = params.map((p) => compileMatch(p, root));
+  const n = matches.length;
+  return (run, vals, args, k) => {
+    const from = (i: number): boolean => (i === n ? k() : matches[i]!(run, vals, args[i]!, () => from(i + 1)));
+    return from(0);
+  };
+}
+
+/**
+ * A rule's closures, compiled when the rule is first evaluated: a large policy set costs no closures for
+ * the rules a workload never reaches. `root` is the tree the rule belongs to (refs link to its nodes).
+ */
+const plan = (r: CompiledRule, root: DocNode) => (r.plan ??= planRule(r, root));
+
+// ---- documents
+
+/** The full value of a node: base data merged with everything its rules (and its children's) produce. */
+export function docValue(run: Run, node: DocNode, base: Value | undefined): Value | undefined {
+  const ctx = run.ctx;
+  if (ctx.overridden?.has(node) || !node.hasRules) return base;
+  if (node.isFunction) return undefined;
+  const memo = node.memo;
+  if (memo.ctx === ctx) {
+    if (memo.computing) throw new RegoError("rego_recursion_error", `rule ${node.name} is recursive`);
+    return memo.value;
+  }
+  memo.ctx = ctx;
+  memo.computing = true;
+  const value = node.complete.length || node.defaultRule ? evalComplete(run, node) : computeDoc(run, node, base);
+  // A `with` below may have stamped the node for its own context meanwhile: stamp it again.
+  memo.ctx = ctx;
+  memo.computing = false;
+  memo.value = value;
+  return value;
+}
+
+/** The value of a node without complete rules: a set (partial set rules) or an object (children, partial objects). */
+function computeDoc(run: Run, node: DocNode, base: Value | undefined): Value | undefined {
+  if (node.partial.some((r) => r.multi && r.keys.length === 0)) {
+    const set = new RSet();
+    for (const r of node.partial) evalPartial(run, r, (_keys, v) => void set.add(v));
+    return set;
+  }
+  const own = base instanceof RObject;
+  const result = own ? base.copy() : new RObject();
+  for (const child of node.ruleChildren) {
+    const v = docValue(run, child, own ? result.get(child.key) : undefined);
+    if (v !== undefined) result.set(child.key, v);
+  }
+  if (node.partial.length) {
+    const owned = new Set<RObject | RSet>([result]);
+    for (const r of node.partial) evalPartial(run, r, (keys, v) => insert(result, keys, v, r, owned));
+  }
+  return result;
+}
+
+/** Walks the data tree: ground steps descend nodes so only the rules on the path are evaluated. */
+export function walkDoc(run: Run, node: DocNode, base: Value | undefined, path: DocPath, i: number, vals: Vals, k: VK): boolean {
+  if (!node.hasRules || run.ctx.overridden?.has(node)) return base === undefined ? false : path.walks[i]!(run, vals, base, k);
+  const slot = path.slots[i] ?? -1;
+  const key = path.constant[i] ? path.keys[i] : slot >= 0 ? vals[slot] : undefined;
+  if (key === undefined || node.isLeaf) {
+    const v = docValue(run, node, base);
+    return v === undefined ? false : path.walks[i]!(run, vals, v, k);
+  }
+  const child = node.childAt[keyOf(key)];
+  const nextBase = base === undefined ? undefined : lookup(base, key);
+  if (child) return walkDoc(run, child, nextBase, path, i + 1, vals, k);
+  return nextBase === undefined ? false : path.walks[i + 1]!(run, vals, nextBase, k);
+}
+
+/**
+ * The document at a constant path as plain JS, as `POST /v1/data/<path>` answers (undefined when there is
+ * none): only the rules on the path run. A package's document is written straight into the answer.
+ */
+export function answer(run: Run, keys: readonly Value[]): unknown {
+  try {
+    let node = run.tree;
+    let base: Value | undefined = run.ctx.data;
+    for (let i = 0; ; i++) {
+      if (!node.hasRules) return toAnswer(below(base, keys, i));
+      if (i === keys.length && !node.isLeaf && node.partial.length === 0 && !(base instanceof RObject)) return packageAnswer(run, node);
+      if (i === keys.length || node.isLeaf) return toAnswer(below(docValue(run, node, base), keys, i));
+      const key = keys[i]!;
+      const child = node.childAt[keyOf(key)];
+      base = base === undefined ? undefined : lookup(base, key);
+      if (!child) return toAnswer(below(base, keys, i + 1));
+      node = child;
+    }
+  } catch (e) {
+    throw overflowed(e);
+  }
+}
+
+const toAnswer = (v: Value | undefined) => (v === undefined ? undefined : toJS(v));
+
+/** What computeDoc builds for a package with no base data and no partial rules, then toJS, in one pass. */
+function packageAnswer(run: Run, node: DocNode): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const child of node.ruleChildren) {
+    if (child.isFunction) continue; // no value in a document (answers start where nothing is overridden)
+    const v = docValue(run, child, undefined);
+    if (v !== undefined) out[typeof child.key === "string" ? child.key : toJSON(child.key)] = typeof v === "object" && v !== null ? toJS(v) : v;
+  }
+  return out;
+}
+
+function below(v: Value | undefined, keys: readonly Value[], from: number): Value | undefined {
+  for (let i = from; i < keys.length && v !== undefined; i++) v = lookup(v, keys[i]!);
+  return v;
+}
+
+// ---- rules
+
+const NO_VALUES: Vals = [];
+const frame = (slots: number): Vals => (slots === 0 ? NO_VALUES : new Array(slots));
+
+function evalComplete(run: Run, node: DocNode): Value | undefined {
+  let result: Value | undefined;
+  const rules = node.complete;
+  for (let i = 0; i < rules.length; i++) {
+    const r = rules[i]!;
+    // A rule whose every branch has the value already found cannot conflict: skip it.
+    if (result !== undefined && allEqual(r.constants, result)) continue;
+    run.enter(r.loc);
+    result = ruleValue(run, plan(r, run.tree), frame(r.slots), result, node, r.loc, false);
+    run.depth--;
+  }
+  if (result === undefined && node.defaultRule) result = defaultValue(run, node.defaultRule);
+  return result;
+}
+
+function defaultValue(run: Run, r: CompiledRule): Value | undefined {
+  let result: Value | undefined;
+  plan(r, run.tree).branches[0]!.value.each(run, frame(r.slots), (v) => ((result = v), true));
+  return result;
+}
+
+function evalPartial(run: Run, r: CompiledRule, add: (keys: Value[], v: Value) => void): void {
+  run.enter(r.loc);
+  const vals = frame(r.slots);
+  const { branches, keys } = plan(r, run.tree);
+  const { body, value } = branches[0]!;
+  body.goal(run, vals, () =>
+    keys(run, vals, (ks) =>
+      value.each(run, vals, (v) => {
+        add(ks, v);
+        return false;
+      }),
+    ),
+  );
+  run.depth--;
+}
+
+/**
+ * The value of one rule (or function definition) after `prior`, the value found so far: its body, then
+ * each else in turn until one holds. A body without backtracking has one solution and needs no
+ * continuation; one that backtracks gives every solution (a constant value needs only the first), and
+ * two different values are a conflict: for a rule at the rule, for a function at the call.
+ */
+function ruleValue(run: Run, p: RulePlan, vals: Vals, prior: Value | undefined, node: DocNode, loc: Location, fn: boolean): Value | undefined {
+  const branches = p.branches;
+  for (let i = 0; i < branches.length; i++) {
+    const branch = branches[i]!;
+    const { body, value } = branch;
+    const mark = run.trail.length;
+    const stop = body.length === 0 ? 0 : body.prefix(run, vals, 0);
+    let found: Value | undefined | typeof NOT_HELD = NOT_HELD;
+    if (stop === body.length) {
+      if (!ready(value.needs, vals)) found = eachValue(run, vals, value, prior, node, loc, fn);
+      else {
+        const v = fetch(value.operand, run, vals);
+        found = v === undefined ? prior : merge(prior, v, node, loc, fn);
+      }
+    } else if (stop >= 0) found = solutions(run, vals, branch, stop, prior, node, loc, fn);
+    run.undo(mark);
+    if (found !== NOT_HELD) return found;
+  }
+  return prior;
+}
+
+/** A branch whose body did not hold. */
+const NOT_HELD = Symbol("not held");
+
+function eachValue(run: Run, vals: Vals, value: CTerm, prior: Value | undefined, node: DocNode, loc: Location, fn: boolean): Value | undefined {
+  value.each(run, vals, (v) => {
+    prior = merge(prior, v, node, loc, fn);
+    return false;
+  });
+  return prior;
+}
+
+/** Every solution of a branch's body from expression `stop` on (a constant value needs only the first). */
+function solutions(run: Run, vals: Vals, { body, value }: Branch, stop: number, prior: Value | undefined, node: DocNode, loc: Location, fn: boolean) {
+  if (value.term.type === "value") return body.resume[stop]!(run, vals, FIRST) ? merge(prior, value.term.value, node, loc, fn) : NOT_HELD;
+  let held = false;
+  body.resume[stop]!(run, vals, () => {
+    held = true;
+    prior = eachValue(run, vals, value, prior, node, loc, fn);
+    return false;
+  });
+  return held ? prior : NOT_HELD;
+}
+
+function merge(prior: Value | undefined, v: Value, node: DocNode, loc: Location, fn: boolean): Value {
+  if (prior !== undefined && !equal(prior, v))
+    throw new RegoError(
+      "eval_conflict_error",
+      fn ? `function ${node.name} produced conflicting values for the same inputs` : `rule ${node.name} produced conflicting values`,
+      loc,
+    );
+  return v;
+}
+
+// ---- functions
+
+/** A user function's value for the arguments, computed once per arguments in an evaluation context. */
+export function callFunction(run: Run, node: DocNode, args: Value[], loc: Location): Value | undefined {
+  const memo = node.memo;
+  const ctx = run.ctx;
+  if (memo.callsCtx !== ctx) {
+    memo.callsCtx = ctx;
+    memo.listed = 0;
+    memo.callIndex = undefined;
+  }
+  const known = memo.callIndex === undefined ? listed(memo, args) : memo.callIndex[argsKey(args)];
+  if (known !== undefined) return known === NONE ? undefined : known;
+  const r = evalFunction(run, node, args, loc);
+  // A call under another context (a `with` below) may have taken the memo over meanwhile: then keep nothing.
+  if (memo.callsCtx === ctx) remember(memo, args, r === undefined ? NONE : r);
+  return r;
+}
+
+const MAX_LISTED = 8;
+
+function listed({ calls, listed }: NodeMemo, args: Value[]): Value | typeof NONE | undefined {
+  for (let i = 0; i < listed; i += 2) if (sameArgs(calls[i] as Value[], args)) return calls[i + 1] as Value | typeof NONE;
+  return undefined;
+}
+
+function remember(memo: NodeMemo, args: Value[], r: Value | typeof NONE): void {
+  const calls = memo.calls;
+  if (memo.callIndex === undefined && memo.listed < 2 * MAX_LISTED) {
+    calls[memo.listed++] = args;
+    calls[memo.listed++] = r;
+    return;
+  }
+  if (memo.callIndex === undefined) {
+    memo.callIndex = Object.create(null) as Record<string, Value | typeof NONE>;
+    for (let i = 0; i < memo.listed; i += 2) memo.callIndex[argsKey(calls[i] as Value[])] = calls[i + 1] as Value | typeof NONE;
+    memo.listed = 0;
+  }
+  memo.callIndex[argsKey(args)] = r;
+}
+
+function sameArgs(a: Value[], b: Value[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i] && !equal(a[i]!, b[i]!)) return false;
+  return true;
+}
+
+function argsKey(args: Value[]): string {
+  let key = args.length ? keyOf(args[0]!) : "";
+  for (let i = 1; i < args.length; i++) key += `\0${keyOf(args[i]!)}`;
+  return key;
+}
+
+function evalFunction(run: Run, node: DocNode, args: Value[], loc: Location): Value | undefined {
+  run.enter(loc);
+  let result: Value | undefined;
+  const definitions = node.functions;
+  for (let i = 0; i < definitions.length; i++) {
+    const r = definitions[i]!;
+    if (result !== undefined && allEqual(r.constants, result)) continue;
+    const p = plan(r, run.tree);
+    const vals = frame(r.slots);
+    const bound = bindArgs(p.params, args, vals);
+    if (bound === HOLDS) result = ruleValue(run, p, vals, result, node, loc, true);
+    else if (bound === NOT_DIRECT) result = matchedValue(run, p, vals, args, result, node, loc);
+  }
+  if (result === undefined && node.defaultRule) result = defaultValue(run, node.defaultRule);
+  run.depth--;
+  return result;
+}
+
+/** A definition whose parameters are patterns: its values for every way the arguments match them. */
+function matchedValue(run: Run, p: RulePlan, vals: Vals, args: Value[], prior: Value | undefined, node: DocNode, loc: Location): Value | undefined {
+  p.matchArgs(run, vals, args, () => {
+    prior = ruleValue(run, p, vals, prior, node, loc, true);
+    return false;
+  });
+  return prior;
+}
+
+/** Binds a function's arguments when its parameters are plain variables or constants (the common case). */
+function bindArgs(params: Param[], args: Value[], vals: Vals): Direct {
+  for (let i = 0; i < params.length; i++) {
+    const p = params[i]!;
+    if (p.slot === -1) {
+      if (!equal(p.value!, args[i]!)) return FAILS;
+    } else if (p.slot >= 0) {
+      const cur = vals[p.slot];
+      if (cur === undefined) vals[p.slot] = args[i]!;
+      else if (!equal(cur, args[i]!)) return FAILS;
+    } else return NOT_DIRECT;
+  }
+  return HOLDS;
+}
+
+/** Whether every branch's constant value equals `v` (false when a branch computes its value). */
+function allEqual(constants: (Value | undefined)[], v: Value): boolean {
+  for (const c of constants) if (c === undefined || !equal(c, v)) return false;
+  return true;
+}
+
+/** Adds one result of a partial rule to the node's object, copying shared sub-documents before writing. */
+function insert(root: RObject, keys: Value[], v: Value, r: CompiledRule, owned: Set<RObject | RSet>): void {
+  const conflict = () => new RegoError("eval_conflict_error", "object keys must be unique", r.loc);
+  let obj = root;
+  const last = keys.length - 1;
+  for (let i = 0; i < last; i++) {
+    const cur = obj.get(keys[i]!);
+    if (cur !== undefined && !(cur instanceof RObject)) throw conflict();
+    const next = cur === undefined ? new RObject() : owned.has(cur) ? cur : cur.copy();
+    owned.add(next);
+    obj.set(keys[i]!, next);
+    obj = next;
+  }
+  const key = keys[last]!;
+  const prev = obj.get(key);
+  if (r.multi) {
+    if (prev !== undefined && !(prev instanceof RSet)) throw conflict();
+    const set = prev === undefined ? new RSet() : owned.has(prev) ? prev : RSet.of(prev.values());
+    owned.add(set);
+    set.add(v);
+    obj.set(key, set);
+    return;
+  }
+  if (prev !== undefined && !equal(prev, v)) throw conflict();
+  obj.set(key, v);
+}
