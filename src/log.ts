@@ -23,7 +23,13 @@ export interface LoggerOptions {
   write?: (line: string) => void;
 }
 
-const writeStderr = (line: string) => void process.stderr.write(line);
+// Bun's own sink on fd 2, flushed line by line: setting up node's process.stderr costs milliseconds at start-up.
+let stderr: ReturnType<typeof Bun.stderr.writer> | undefined;
+const writeStderr = (line: string) => {
+  stderr ??= Bun.stderr.writer();
+  stderr.write(line);
+  void stderr.flush();
+};
 
 export function createLogger({ level = "info", write = writeStderr }: LoggerOptions = {}, base: LogFields = {}): Logger {
   const threshold = rank[level];
