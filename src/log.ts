@@ -2,6 +2,8 @@
  * JSON-line logger on stderr. stdout is reserved for MCP stdio, so nothing here ever writes to it.
  * Context fields are merged into each line; values under secret-looking keys are replaced before writing.
  */
+import { writeSync } from "node:fs";
+
 export type LogLevel = "error" | "warn" | "info" | "debug";
 export type LogFields = Record<string, unknown>;
 
@@ -23,12 +25,17 @@ export interface LoggerOptions {
   write?: (line: string) => void;
 }
 
-// Bun's own sink on fd 2, flushed line by line: setting up node's process.stderr costs milliseconds at start-up.
-let stderr: ReturnType<typeof Bun.stderr.writer> | undefined;
+/**
+ * Written straight to fd 2: setting up node's process.stderr stream costs milliseconds at start-up. Like that
+ * stream on Linux, the write is synchronous. A reader that went away (EPIPE) loses the line, as it would have;
+ * a full non-blocking pipe (EAGAIN) hands it to the buffered stream instead.
+ */
 const writeStderr = (line: string) => {
-  stderr ??= Bun.stderr.writer();
-  stderr.write(line);
-  void stderr.flush();
+  try {
+    writeSync(2, line);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EAGAIN") process.stderr.write(line);
+  }
 };
 
 export function createLogger({ level = "info", write = writeStderr }: LoggerOptions = {}, base: LogFields = {}): Logger {

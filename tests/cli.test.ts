@@ -54,6 +54,22 @@ test("bad configuration stops start-up naming the key, the value and what is all
   expect(existsSync(join(dir.path, "never"))).toBe(false);
 });
 
+test("serve whose stderr reader went away still serves and stops cleanly on SIGTERM", async () => {
+  const proc = platform(["serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", join(dir.path, "no-reader")]);
+  const reader = proc.stderr.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  while (!text.includes('"message":"listening"')) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`serve exited before listening:\n${text}`);
+    text += value;
+  }
+  const url = (/"message":"listening".*?"url":"([^"]+)"/.exec(text) ?? [])[1];
+  await reader.cancel(); // nobody reads the server's log from here on
+  expect((await fetch(`${url}/health`)).status).toBe(200);
+  proc.kill("SIGTERM");
+  expect(await proc.exited).toBe(0);
+});
+
 test("serve answers /health, logs JSON lines on stderr, and stops cleanly on SIGTERM", async () => {
   const data = join(dir.path, "serve");
   const server = await serve(data, { env: { PLATFORM_SERVER__SHUTDOWN_TIMEOUT_MS: "2000" } });
