@@ -258,7 +258,7 @@ export class ActorSystem {
     if (!joined) return this.#notify(id, entry, snapshot, entry.listeners);
     // Told after the commit: those subscribed when it happened and still subscribed then.
     const listeners = [...entry.listeners];
-    this.#turn.then(
+    this.#turn.settle(
       () => this.#notify(id, entry, snapshot, listeners),
       (error) => this.#fail(id, entry, error),
     );

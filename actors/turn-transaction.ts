@@ -43,8 +43,11 @@ export class TurnTransaction {
     return true;
   }
 
-  /** Runs `commit` once the turn's writes are stored, `rollback` if they never will be. */
-  then(commit: () => void, rollback: (error: unknown) => void): void {
+  /**
+   * Runs `commit` once the turn's writes are stored, `rollback` if they never will be. (Not named `then`: that
+   * would make the object a thenable, which `await` would call.)
+   */
+  settle(commit: () => void, rollback: (error: unknown) => void): void {
     this.#open?.afterCommit.push(commit);
     this.#open?.afterRollback.push(rollback);
   }
