@@ -44,6 +44,18 @@ export type TaskEvent =
   | ({ type: "FAIL"; error: string } & Stamp)
   | ({ type: "CANCEL" } & Stamp);
 
+/** What every event changes: its messages and artifacts appended, its metadata merged, the time and revision. */
+function changed(context: TaskContext, event: TaskEvent) {
+  const { messages, artifacts, metadata } = event.changes ?? {};
+  return {
+    messages: messages?.length ? [...context.messages, ...messages] : context.messages,
+    artifacts: artifacts?.length ? [...context.artifacts, ...artifacts] : context.artifacts,
+    metadata: metadata ? { ...context.metadata, ...metadata } : context.metadata,
+    updatedAt: event.at,
+    revision: context.revision + 1,
+  };
+}
+
 export const taskMachine = setup({
   types: { context: {} as TaskContext, input: {} as TaskInput, events: {} as TaskEvent },
   guards: {
@@ -54,18 +66,10 @@ export const taskMachine = setup({
     },
   },
   actions: {
-    apply: assign(({ context, event }) => {
-      const { messages, artifacts, metadata } = event.changes ?? {};
-      return {
-        messages: messages?.length ? [...context.messages, ...messages] : context.messages,
-        artifacts: artifacts?.length ? [...context.artifacts, ...artifacts] : context.artifacts,
-        metadata: metadata ? { ...context.metadata, ...metadata } : context.metadata,
-        updatedAt: event.at,
-        revision: context.revision + 1,
-      };
-    }),
-    recordResult: assign({ result: ({ event }) => (event.type === "COMPLETE" ? event.result : undefined) }),
-    recordError: assign({ error: ({ event }) => (event.type === "FAIL" ? event.error : undefined) }),
+    // One assign per transition: XState copies the snapshot once per assign action.
+    apply: assign(({ context, event }) => changed(context, event)),
+    complete: assign(({ context, event }) => ({ ...changed(context, event), result: event.type === "COMPLETE" ? event.result : undefined })),
+    fail: assign(({ context, event }) => ({ ...changed(context, event), error: event.type === "FAIL" ? event.error : undefined })),
   },
 }).createMachine({
   id: "task",
@@ -79,16 +83,16 @@ export const taskMachine = setup({
         START: { target: "running", actions: "apply" },
         UPDATE: { actions: "apply" },
         // A task may finish without a handler ever starting (e.g. one that answers from its payload alone).
-        COMPLETE: { target: "completed", actions: ["apply", "recordResult"] },
-        FAIL: { target: "failed", actions: ["apply", "recordError"] },
+        COMPLETE: { target: "completed", actions: "complete" },
+        FAIL: { target: "failed", actions: "fail" },
         CANCEL: { target: "cancelled", actions: "apply" },
       },
     },
     running: {
       on: {
         UPDATE: { actions: "apply" },
-        COMPLETE: { target: "completed", actions: ["apply", "recordResult"] },
-        FAIL: { target: "failed", actions: ["apply", "recordError"] },
+        COMPLETE: { target: "completed", actions: "complete" },
+        FAIL: { target: "failed", actions: "fail" },
         CANCEL: { target: "cancelled", actions: "apply" },
       },
     },
