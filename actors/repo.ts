@@ -1,5 +1,5 @@
 /**
- * Queries on the `actors` table. Each takes the database or the transaction it should run in. The two that
+ * Queries on the `actors` table. Each takes the database or the transaction it should run in. Those that
  * run on every transition are prepared once per connection (see src/db/prepared.ts).
  */
 import { and, eq, lt, sql } from "drizzle-orm";
@@ -9,39 +9,52 @@ import { actors, type ActorRow } from "../src/db/schema.ts";
 
 const p = sql.placeholder;
 
-const statements = preparedOn((db) => ({
-    save: db
-      .insert(actors)
-      // finished_at goes through raw SQL: drizzle's timestamp encoder cannot take a null placeholder value.
-      .values({
-        id: p("id"),
-        kind: p("kind"),
-        status: p("status"),
-        state: p("state"),
-        snapshot: p("snapshot"),
-        deadline: p("deadline"),
-        createdAt: p("createdAt"),
-        updatedAt: p("updatedAt"),
-        finishedAt: sql`${p("finishedAt")}`,
-      })
-      .onConflictDoUpdate({
-        target: actors.id,
-        set: {
-          status: sql`excluded.status`,
-          state: sql`excluded.state`,
-          snapshot: sql`excluded.snapshot`,
-          deadline: sql`excluded.deadline`,
-          updatedAt: sql`excluded.updated_at`,
-          finishedAt: sql`excluded.finished_at`,
-        },
-      })
-      .prepare(),
+const changes = {
+  status: sql`excluded.status`,
+  state: sql`excluded.state`,
+  snapshot: sql`excluded.snapshot`,
+  deadline: sql`excluded.deadline`,
+  updatedAt: sql`excluded.updated_at`,
+  finishedAt: sql`excluded.finished_at`,
+};
+
+const statements = preparedOn((db) => {
+  const row = db.insert(actors).values({
+    id: p("id"),
+    kind: p("kind"),
+    status: p("status"),
+    state: p("state"),
+    snapshot: p("snapshot"),
+    deadline: p("deadline"),
+    createdAt: p("createdAt"),
+    updatedAt: p("updatedAt"),
+    // Raw SQL: drizzle's timestamp encoder cannot take a null placeholder value.
+    finishedAt: sql`${p("finishedAt")}`,
+  });
+  return {
+    // A new actor's row: a taken id fails on the primary key, so spawning needs no lookup first.
+    insert: row.prepare(),
+    save: row.onConflictDoUpdate({ target: actors.id, set: changes }).prepare(),
     find: db.select().from(actors).where(eq(actors.id, p("id"))).prepare(),
-}));
+  };
+});
+
+/** Stores a new actor's first snapshot; false, with nothing written, when a row already has its id. */
+export function insertActor(db: DbOrTx, row: ActorRow): boolean {
+  try {
+    statements(db).insert.run(encoded(row));
+    return true;
+  } catch (error) {
+    if ((error as { code?: unknown }).code === "SQLITE_CONSTRAINT_PRIMARYKEY") return false;
+    throw error;
+  }
+}
 
 export function saveActor(db: DbOrTx, row: ActorRow): void {
-  statements(db).save.run({ ...row, finishedAt: row.finishedAt?.getTime() ?? null });
+  statements(db).save.run(encoded(row));
 }
+
+const encoded = (row: ActorRow) => ({ ...row, finishedAt: row.finishedAt?.getTime() ?? null });
 
 export const findActor = (db: DbOrTx, id: string): ActorRow | undefined => statements(db).find.get({ id });
 

@@ -9,9 +9,10 @@
  */
 import { createActor, type Actor, type AnyStateMachine, type EventFrom, type InputFrom, type SnapshotFrom } from "xstate";
 import type { Db, DbOrTx } from "../src/db/client.ts";
+import type { ActorRow } from "../src/db/schema.ts";
 import type { Logger } from "../src/log.ts";
 import { TurnTransaction } from "./turn-transaction.ts";
-import { activeActors, deleteFinishedBefore, findActor, saveActor } from "./repo.ts";
+import { activeActors, deleteFinishedBefore, findActor, insertActor, saveActor } from "./repo.ts";
 
 export const DEADLINE = "DEADLINE" as const;
 export type DeadlineEvent = { type: typeof DEADLINE };
@@ -33,6 +34,12 @@ export interface ActorKind<M extends AnyStateMachine = AnyStateMachine> {
   restored?(actor: Actor<M>): void;
   /** How long a final actor stays addressable before it is retired; defaults to the system's retention. */
   retentionMs?: number;
+  /**
+   * Let go of an actor as soon as its final snapshot is stored and told, not at retirement: for a kind whose
+   * capability keeps its own record of finished actors (A2A tasks), so a busy server does not hold every
+   * actor of the last retention period in memory. Its row is retired as usual.
+   */
+  releaseFinal?: boolean;
 }
 
 /** The database refused a transition; the actor is put back to its last stored snapshot. */
@@ -61,6 +68,8 @@ interface Entry {
   subscription?: { unsubscribe(): void };
   timer?: ReturnType<typeof setTimeout>;
   deadline?: number;
+  /** Whether its row exists: a spawned actor's first snapshot is inserted, so a taken id is refused there. */
+  stored: boolean;
   /** Set when a transition could not be stored; the entry is then replaced from the database. */
   failed?: unknown;
 }
@@ -104,11 +113,12 @@ export class ActorSystem {
 
   /** Starts a new actor; its initial snapshot is persisted before this returns. */
   spawn<M extends AnyStateMachine>(kind: ActorKind<M>, id: string, input: InputFrom<M>): Actor<M> {
-    if (this.#entries.has(id) || findActor(this.#db, id)) throw new ActorExistsError(id);
+    if (this.#entries.has(id)) throw new ActorExistsError(id);
     const registered = this.#kindOf(kind.kind);
     const actor = createActor(registered.machine, { id, input });
-    const entry = this.#track(id, registered, actor, new Date(this.#now()));
-    if (entry.failed) throw new ActorPersistError(id, entry.failed);
+    const entry = this.#track(id, registered, actor, new Date(this.#now()), false);
+    if (entry.failed instanceof ActorExistsError) this.#forget(id);
+    if (entry.failed) throw entry.failed instanceof ActorExistsError ? entry.failed : new ActorPersistError(id, entry.failed);
     return actor as unknown as Actor<M>;
   }
 
@@ -150,7 +160,7 @@ export class ActorSystem {
         continue;
       }
       const actor = createActor(kind.machine, { id: row.id, snapshot: row.snapshot as never });
-      this.#track(row.id, kind, actor, row.createdAt);
+      this.#track(row.id, kind, actor, row.createdAt, true);
       kind.restored?.(actor);
       restored++;
     }
@@ -210,8 +220,8 @@ export class ActorSystem {
     return kind;
   }
 
-  #track(id: string, kind: ActorKind, actor: Actor<AnyStateMachine>, createdAt: Date, listeners = new Set<Listener>()): Entry {
-    const entry: Entry = { kind, actor, createdAt, listeners };
+  #track(id: string, kind: ActorKind, actor: Actor<AnyStateMachine>, createdAt: Date, stored: boolean, listeners = new Set<Listener>()): Entry {
+    const entry: Entry = { kind, actor, createdAt, listeners, stored };
     this.#entries.set(id, entry);
     let last: unknown;
     entry.subscription = actor.subscribe({
@@ -238,7 +248,7 @@ export class ActorSystem {
     const row = findActor(this.#db, id);
     if (row?.status !== "active") return;
     const actor = createActor(entry.kind.machine, { id, snapshot: row.snapshot as never });
-    this.#track(id, entry.kind, actor, row.createdAt, listeners);
+    this.#track(id, entry.kind, actor, row.createdAt, true, listeners);
   }
 
   #persist(id: string, entry: Entry, snapshot: SnapshotFrom<AnyStateMachine>): void {
@@ -251,15 +261,26 @@ export class ActorSystem {
       joined = (entry.kind.groupCommit === true || this.#turn.pending) && this.#turn.join();
       this.#store(id, entry, snapshot, now, finished, deadline);
     } catch (error) {
-      this.#fail(id, entry, error);
+      // A spawn under a taken id: nothing was stored and nothing is to be put back.
+      if (error instanceof ActorExistsError) entry.failed = error;
+      else this.#fail(id, entry, error);
       return;
     }
     this.#arm(id, entry, deadline);
-    if (!joined) return this.#notify(id, entry, snapshot, entry.listeners);
+    const release = finished && entry.kind.releaseFinal === true;
+    if (!joined) {
+      this.#notify(id, entry, snapshot, entry.listeners);
+      // Not while XState is still delivering this snapshot.
+      if (release) queueMicrotask(() => this.#release(id, entry));
+      return;
+    }
     // Told after the commit: those subscribed when it happened and still subscribed then.
     const listeners = [...entry.listeners];
     this.#turn.settle(
-      () => this.#notify(id, entry, snapshot, listeners),
+      () => {
+        this.#notify(id, entry, snapshot, listeners);
+        if (release) this.#release(id, entry);
+      },
       (error) => this.#fail(id, entry, error),
     );
     if (!entry.kind.groupCommit) this.#turn.commit();
@@ -285,7 +306,7 @@ export class ActorSystem {
 
   /** Writes one transition: the snapshot row and the kind's record. Runs inside #store's transaction. */
   #write(...[id, entry, snapshot, now, finished, deadline]: Parameters<WriteTransition>): void {
-    saveActor(this.#db, {
+    const row: ActorRow = {
       id,
       kind: entry.kind.kind,
       status: snapshot.status === "active" ? "active" : snapshot.status === "error" ? "error" : "done",
@@ -295,7 +316,10 @@ export class ActorSystem {
       createdAt: entry.createdAt,
       updatedAt: now,
       finishedAt: finished ? now : null,
-    });
+    };
+    if (entry.stored) saveActor(this.#db, row);
+    else if (insertActor(this.#db, row)) entry.stored = true;
+    else throw new ActorExistsError(id);
     entry.kind.record?.(this.#db, id, snapshot);
   }
 
@@ -313,6 +337,10 @@ export class ActorSystem {
         this.#arm(id, entry, deadline);
       } else entry.actor.send({ type: DEADLINE });
     }, Math.min(delay, maxTimer));
+  }
+
+  #release(id: string, entry: Entry): void {
+    if (this.#entries.get(id) === entry && !entry.failed) this.#forget(id);
   }
 
   #forget(id: string): void {

@@ -61,7 +61,7 @@ export class TaskHandlers {
     if (!entry) return this.#settle(() => manager.fail(task.id, `No handler for task type ${task.type}`));
     const cancelled = new AbortController();
     const unwatch = manager.watch(task.id, (update) => {
-      if (update.task.state === "cancelled") cancelled.abort(new Error(`task ${task.id} was cancelled`));
+      if (update.state === "cancelled") cancelled.abort(new Error(`task ${task.id} was cancelled`));
     });
     try {
       const working = task.state === "running" ? task : manager.start(task.id);

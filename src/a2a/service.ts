@@ -23,6 +23,7 @@ type TaskSnapshot = SnapshotFrom<typeof taskMachine>;
 /** One persisted change of a task, as watchers receive it. `revision` is the task's transition count. */
 export interface TaskUpdate {
   revision: number;
+  state: TaskState;
   task: Task;
   final: boolean;
 }
@@ -78,6 +79,8 @@ export class TaskManager {
       record: (_tx, _id, snapshot) => this.#rows.save(rowOf(snapshot)),
       // Tasks are the busiest actors: their changes are committed a turn at a time (see committed()).
       groupCommit: true,
+      // A final task is read from its row, so its actor is let go at once.
+      releaseFinal: true,
       restored: (actor) => this.#restored(actor),
     };
     this.#actors.register(this.kind);
@@ -87,7 +90,8 @@ export class TaskManager {
   /** With `started`, its handler starts at once (see TaskHandlers.run), so the task is created running. */
   createTask(input: NewTask | Task, { started = false }: { started?: boolean } = {}): Task {
     const at = Date.now();
-    const id = input.id ?? randomUUID();
+    // Time-ordered (UUIDv7): new rows land at the end of the id indexes, not on a random page each.
+    const id = input.id ?? Bun.randomUUIDv7();
     const actor = this.#actors.spawn(this.kind, id, {
       id,
       type: input.type,
@@ -128,7 +132,7 @@ export class TaskManager {
     const snapshot = this.#actors.get(this.kind, id)?.getSnapshot();
     if (snapshot?.status === "active") return updateOf(snapshot);
     const row = this.#rows.find(id);
-    return row && { revision: row.revision, task: taskOfRow(row), final: finalStates.has(row.state as TaskState) };
+    return row && { revision: row.revision, state: row.state as TaskState, task: taskOfRow(row), final: finalStates.has(row.state as TaskState) };
   }
 
   /** Tasks newest first, optionally only those in `state` and of `type`. */
@@ -147,7 +151,9 @@ export class TaskManager {
    * does not allow the move (a final task never moves again).
    */
   updateTask(task: Task): Task {
-    const current = this.getTask(task.id);
+    // Compared with the stored context itself: a Task copy of it would be thrown away.
+    const live = this.#actors.get(this.kind, task.id)?.getSnapshot();
+    const current = live?.status === "active" ? { ...live.context, state: live.value as TaskState } : this.getTask(task.id);
     if (!current) throw new TaskNotFoundError(task.id);
     const changes: TaskChanges = {};
     if (task.messages.length > current.messages.length) changes.messages = task.messages.slice(current.messages.length);
@@ -155,8 +161,8 @@ export class TaskManager {
     if (JSON.stringify(task.metadata) !== JSON.stringify(current.metadata)) changes.metadata = task.metadata;
     const at = Date.now();
     if (task.state === current.state) {
-      if (!changes.messages && !changes.artifacts && !changes.metadata) return current;
-      if (current.isTerminal()) throw new TaskStateError(task.id, current.state, current.state);
+      if (!changes.messages && !changes.artifacts && !changes.metadata) return current instanceof Task ? current : taskOf(live!);
+      if (finalStates.has(current.state)) throw new TaskStateError(task.id, current.state, current.state);
       return this.#send(task.id, { type: "UPDATE", at, changes }, current.state);
     }
     const type = eventInto[task.state];
@@ -255,15 +261,17 @@ export class TaskManager {
 
   #send(id: string, event: TaskEvent, target: TaskState): Task {
     const actor = this.#actors.get(this.kind, id);
-    const snapshot = actor?.getSnapshot();
-    if (!snapshot) {
+    const before = actor?.getSnapshot();
+    if (!before) {
       const row = this.#rows.find(id);
       if (!row) throw new TaskNotFoundError(id);
       throw new TaskStateError(id, row.state, target);
     }
-    if (!snapshot.can(event)) throw new TaskStateError(id, String(snapshot.value), target);
     this.#actors.send(this.kind, id, event);
-    return taskOf(actor!.getSnapshot());
+    const after = actor!.getSnapshot();
+    // The machine ignores an event its state does not take: the snapshot is then the same object.
+    if (after === before) throw new TaskStateError(id, String(before.value), target);
+    return taskOf(after);
   }
 
   #follow(id: string): void {
@@ -304,6 +312,7 @@ function updateOf(snapshot: TaskSnapshot): TaskUpdate {
   let task: Task | undefined;
   return {
     revision: snapshot.context.revision,
+    state: snapshot.value as TaskState,
     final: snapshot.status !== "active",
     get task() {
       return (task ??= taskOf(snapshot));

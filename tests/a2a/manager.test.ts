@@ -34,6 +34,18 @@ test("a task created started is first seen and first stored running", async () =
   manager.close();
 });
 
+test("a move the machine does not take in the task's state is refused and stores nothing", async () => {
+  const manager = fresh();
+  const task = manager.createTask({ type: "echo" }, { started: true });
+  expect(() => manager.start(task.id)).toThrow(TaskStateError);
+  const pending = manager.getTask(task.id)!;
+  pending.state = "pending";
+  expect(() => manager.updateTask(pending)).toThrow(TaskStateError);
+  await manager.committed();
+  expect(manager.current(task.id)).toMatchObject({ revision: 1, state: "running", final: false });
+  manager.close();
+});
+
 test("updateTask stores appended messages, artifacts and the move; a final task refuses", () => {
   const manager = fresh();
   const created = manager.createTask({ type: "echo" });

@@ -52,10 +52,20 @@ test("cancelling a tool task aborts the tool's signal", async () => {
   expect(await cancelled.promise).toBeString();
 });
 
-test("the task table and the combined /health agree", async () => {
-  const health = await fetch(`${base}/health`).then((r) => r.json() as Promise<any>);
-  expect(health.subsystems.a2a).toMatchObject({ status: "ok", taskTypes: expect.arrayContaining(["add", "health"]) });
-  expect(health.subsystems.actors.byKind["a2a.task"]).toBeGreaterThan(0);
+test("the task table and the combined /health agree: running tasks are live actors, final ones are not", async () => {
+  const health = async () => (await fetch(`${base}/health`).then((r) => r.json() as Promise<any>)).subsystems;
+  const before = await health();
+  expect(before.a2a).toMatchObject({ status: "ok", taskTypes: expect.arrayContaining(["add", "health"]), tasks: 0 });
+  expect(before.actors.byKind["a2a.task"]).toBeUndefined();
+  const sent = (await rpc(base, call("task.send", { type: "count_down", payload: { steps: 1 }, blocking: false }))).body.result;
+  const running = await health();
+  expect(running.a2a.tasks).toBe(1);
+  expect(running.actors.byKind["a2a.task"]).toBe(1);
+  expect((await rpc(base, call("task.cancel", { id: sent.id }))).body.result.state).toBe("cancelled");
+  const after = await health();
+  expect(after.a2a.tasks).toBe(0);
+  expect(after.actors.byKind["a2a.task"]).toBeUndefined();
+  expect((await rpc(base, call("task.status", { id: sent.id }))).body.result.state).toBe("cancelled");
 });
 
 test("inside the runtime, /rpc answers an oversized body in JSON-RPC too, and keeps serving", async () => {

@@ -43,8 +43,18 @@ test("a second actor under a taken id is refused", () => {
   const actors = system(handle);
   actors.spawn(counterKind, "dup", { start: 0 });
   expect(() => actors.spawn(counterKind, "dup", { start: 1 })).toThrow(ActorExistsError);
-  expect((findActor(handle.db, "dup")!.snapshot as { context: { count: number } }).context.count).toBe(0);
+  actors.send(counterKind, "dup", { type: "FINISH" });
   actors.stop();
+
+  // Finished, so not restored: only its row holds the id now.
+  const later = system(handle);
+  expect(later.restore()).toBe(0);
+  expect(() => later.spawn(counterKind, "dup", { start: 5 })).toThrow(ActorExistsError);
+  expect(later.get(counterKind, "dup")).toBeUndefined();
+  expect(findActor(handle.db, "dup")).toMatchObject({ status: "done", snapshot: { context: { count: 0 } } });
+  later.spawn(counterKind, "fresh", { start: 5 });
+  expect(findActor(handle.db, "fresh")).toMatchObject({ status: "active", snapshot: { context: { count: 5 } } });
+  later.stop();
   handle.close();
 });
 
