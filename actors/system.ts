@@ -111,11 +111,14 @@ export class ActorSystem {
     this.#kinds.set(kind.kind, kind as unknown as ActorKind);
   }
 
-  /** Starts a new actor; its initial snapshot is persisted before this returns. */
-  spawn<M extends AnyStateMachine>(kind: ActorKind<M>, id: string, input: InputFrom<M>): Actor<M> {
+  /**
+   * Starts a new actor; its initial snapshot is persisted before this returns. `from`, a snapshot of the kind's
+   * machine (machine.resolveState), starts it there instead of at the machine's initial state.
+   */
+  spawn<M extends AnyStateMachine>(kind: ActorKind<M>, id: string, input: InputFrom<M>, from?: SnapshotFrom<M>): Actor<M> {
     if (this.#entries.has(id)) throw new ActorExistsError(id);
     const registered = this.#kindOf(kind.kind);
-    const actor = createActor(registered.machine, { id, input });
+    const actor = createActor(registered.machine, from ? { id, snapshot: from } : { id, input });
     const entry = this.#track(id, registered, actor, new Date(this.#now()), false);
     if (entry.failed instanceof ActorExistsError) this.#forget(id);
     if (entry.failed) throw entry.failed instanceof ActorExistsError ? entry.failed : new ActorPersistError(id, entry.failed);

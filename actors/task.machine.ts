@@ -1,6 +1,6 @@
 /**
  * An A2A task: pending -> running -> completed | failed | cancelled; a task whose handler starts at once is
- * created running. The three last are final: a final task never moves again, and no event changes it. Every
+ * created running (its first snapshot is resolved there, see `createdRunning`). The three last are final: a final task never moves again, and no event changes it. Every
  * event carries its time (`at`, epoch ms) so the machine stays pure, and may carry `changes` (messages and
  * artifacts to append, metadata to merge) so a handler's output lands in the same transition as the state it
  * reaches.
@@ -22,11 +22,9 @@ export interface TaskInput {
   messages: TaskMessage[];
   metadata: Record<string, unknown>;
   at: number;
-  /** Its handler starts at once: the task is created running, since its pending moment would be seen by nobody. */
-  started?: boolean;
 }
 
-export interface TaskContext extends Omit<TaskInput, "at" | "started"> {
+export interface TaskContext extends Omit<TaskInput, "at"> {
   artifacts: TaskArtifact[];
   result?: unknown;
   error?: string;
@@ -44,6 +42,8 @@ export type TaskEvent =
   | ({ type: "FAIL"; error: string } & Stamp)
   | ({ type: "CANCEL" } & Stamp);
 
+const initialContext = ({ at, ...input }: TaskInput): TaskContext => ({ ...input, artifacts: [], createdAt: at, updatedAt: at, revision: 1 });
+
 /** What every event changes: its messages and artifacts appended, its metadata merged, the time and revision. */
 function changed(context: TaskContext, event: TaskEvent) {
   const { messages, artifacts, metadata } = event.changes ?? {};
@@ -58,13 +58,6 @@ function changed(context: TaskContext, event: TaskEvent) {
 
 export const taskMachine = setup({
   types: { context: {} as TaskContext, input: {} as TaskInput, events: {} as TaskEvent },
-  guards: {
-    // Only the first step's event (XState's init event) carries the input.
-    createdStarted: ({ event }) => {
-      const init = event as unknown as { type: string; input?: TaskInput };
-      return init.type === "xstate.init" && init.input?.started === true;
-    },
-  },
   actions: {
     // One assign per transition: XState copies the snapshot once per assign action.
     apply: assign(({ context, event }) => changed(context, event)),
@@ -73,12 +66,10 @@ export const taskMachine = setup({
   },
 }).createMachine({
   id: "task",
-  context: ({ input: { at, started: _started, ...input } }) => ({ ...input, artifacts: [], createdAt: at, updatedAt: at, revision: 1 }),
+  context: ({ input }) => initialContext(input),
   initial: "pending",
   states: {
     pending: {
-      // Taken within the first step, so a task created started is first seen (and first stored) running.
-      always: { guard: "createdStarted", target: "running" },
       on: {
         START: { target: "running", actions: "apply" },
         UPDATE: { actions: "apply" },
@@ -101,3 +92,9 @@ export const taskMachine = setup({
     cancelled: { type: "final" },
   },
 });
+
+/**
+ * The first snapshot of a task whose handler starts at once: running from the start, since its pending
+ * moment would be seen by nobody, and one stored transition fewer. Resolved as a restored snapshot is.
+ */
+export const createdRunning = (input: TaskInput) => taskMachine.resolveState({ value: "running", context: initialContext(input) });

@@ -7,7 +7,7 @@
 import { randomUUID } from "node:crypto";
 import type { Actor, SnapshotFrom } from "xstate";
 import { ActorSystem, type ActorKind } from "../../actors/system.ts";
-import { taskMachine, type TaskChanges, type TaskContext, type TaskEvent } from "../../actors/task.machine.ts";
+import { createdRunning, taskMachine, type TaskChanges, type TaskContext, type TaskEvent, type TaskInput } from "../../actors/task.machine.ts";
 import { openDatabase, type Db } from "../db/client.ts";
 import type { A2aTaskRow } from "../db/schema.ts";
 import { createLogger, type Logger } from "../log.ts";
@@ -92,7 +92,7 @@ export class TaskManager {
     const at = Date.now();
     // Time-ordered (UUIDv7): new rows land at the end of the id indexes, not on a random page each.
     const id = input.id ?? Bun.randomUUIDv7();
-    const actor = this.#actors.spawn(this.kind, id, {
+    const machineInput: TaskInput = {
       id,
       type: input.type,
       contextId: input.contextId ?? id,
@@ -100,8 +100,8 @@ export class TaskManager {
       messages: (input.messages ?? []).map((m) => stampMessage(m, at)),
       metadata: input.metadata ?? {},
       at,
-      started,
-    });
+    };
+    const actor = this.#actors.spawn(this.kind, id, machineInput, started ? createdRunning(machineInput) : undefined);
     this.#follow(id);
     const snapshot = actor.getSnapshot();
     this.#remember(id, updateOf(snapshot));
