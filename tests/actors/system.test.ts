@@ -144,3 +144,33 @@ test("final actors are retired once their retention has passed, live ones never"
   actors.stop();
   handle.close();
 });
+
+test("a releaseFinal kind lets go of an actor once its final snapshot is stored and told; its row stays", async () => {
+  const handle = openDatabase(file);
+  const actors = new ActorSystem({ db: handle.db, log, retentionMs: 60_000 });
+  const released = { ...counterKind, kind: "released-counter", releaseFinal: true };
+  const grouped = { ...counterKind, kind: "released-grouped", releaseFinal: true, groupCommit: true };
+  actors.register(released);
+  actors.register(grouped);
+
+  actors.spawn(released, "r1", { start: 1 });
+  const heard: string[] = [];
+  actors.subscribe(released, "r1", (s) => heard.push(String(s.value)));
+  actors.send(released, "r1", { type: "FINISH" });
+  expect(heard).toEqual(["finished"]);
+  await Promise.resolve(); // let go in a microtask, not while XState delivers the snapshot
+  expect(actors.get(released, "r1")).toBeUndefined();
+  expect(findActor(handle.db, "r1")).toMatchObject({ status: "done", state: "finished" });
+
+  actors.spawn(grouped, "g1", { start: 2 });
+  actors.send(grouped, "g1", { type: "INC" });
+  expect(actors.get(grouped, "g1")).toBeDefined();
+  actors.send(grouped, "g1", { type: "FINISH" });
+  expect(actors.get(grouped, "g1")).toBeDefined(); // until its commit
+  await actors.committed();
+  expect(actors.get(grouped, "g1")).toBeUndefined();
+  expect(findActor(handle.db, "g1")).toMatchObject({ status: "done", snapshot: { context: { count: 3 } } });
+  expect(actors.stats().live).toBe(0);
+  actors.stop();
+  handle.close();
+});
