@@ -46,13 +46,14 @@ function checkPath(text: string, path: string): void {
   }
 }
 
+/**
+ * The rules above as one expression: a yes-or-no check on every authorization decision, where parsing (and
+ * throwing for a bad id) cost ten times more. parseSpiffeId says what is wrong.
+ */
+const wellFormed = /^spiffe:\/\/[a-z0-9._-]{1,255}(?:\/(?!\.\.?(?:\/|$))[A-Za-z0-9._-]+)*$/;
+
 export function isSpiffeId(text: unknown): text is string {
-  try {
-    parseSpiffeId(text as string);
-    return true;
-  } catch {
-    return false;
-  }
+  return typeof text === "string" && text.length <= maxLength && wellFormed.test(text);
 }
 
 /** A trust domain name alone (`platform.local`), checked by the same rules as inside an id. */

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { SpiffeIdError } from "../../src/identity/errors.ts";
-import { parseSpiffeId, parseTrustDomain, peerMatcher } from "../../src/identity/spiffe.ts";
+import { isSpiffeId, parseSpiffeId, parseTrustDomain, peerMatcher } from "../../src/identity/spiffe.ts";
 
 describe("parseSpiffeId", () => {
   test("splits a valid id into trust domain and path", () => {
@@ -37,6 +37,36 @@ describe("parseSpiffeId", () => {
       expect(() => parseSpiffeId(input)).toThrow(SpiffeIdError);
       expect(() => parseSpiffeId(input)).toThrow(message);
     });
+
+  test("isSpiffeId agrees with parseSpiffeId, on every id above and on edge cases", () => {
+    const parses = (text: string) => {
+      try {
+        parseSpiffeId(text);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const edges = [
+      "spiffe://platform.local/agent/planner",
+      "spiffe://example.org",
+      "spiffe://a-b_c.9/Up_Case.ok-1",
+      "spiffe://a/...",
+      "spiffe://a/.x/..y/x./x..",
+      "spiffe://a/.",
+      "spiffe://a/b/..",
+      "spiffe://.",
+      "spiffe://a/b\n",
+      "spiffe://a\n/b",
+      `spiffe://${"a".repeat(255)}/x`,
+      `spiffe://a/${"b".repeat(2048 - 11)}`,
+      `spiffe://a/${"b".repeat(2048 - 10)}`,
+    ];
+    for (const text of [...bad.map(([input]) => input), ...edges]) expect([text, isSpiffeId(text)]).toEqual([text, parses(text)]);
+    expect(isSpiffeId("spiffe://a/...")).toBe(true);
+    expect(isSpiffeId(`spiffe://a/${"b".repeat(2048 - 10)}`)).toBe(false);
+    for (const notText of [undefined, null, 42, {}, ["spiffe://a/b"]]) expect(isSpiffeId(notText)).toBe(false);
+  });
 
   test("a trust domain alone follows the same rules", () => {
     expect(parseTrustDomain("prod.example")).toBe("prod.example");
