@@ -5,6 +5,7 @@ import { RegoError, type Location, type RegoErrorCode } from "./errors.ts";
 import { NodeMemo } from "./evaluator.ts";
 import { refText } from "./parser.ts";
 import type { RulePlan } from "./rules.ts";
+import type { RuleCode } from "./codegen.ts";
 import { compare, keyOf, RObject, RSet, type Value } from "./values.ts";
 import { orderBody, orderTerm, termInputs } from "./safety.ts";
 
@@ -24,6 +25,8 @@ export interface CompiledRule {
   loc: Location;
   /** The rule as closures, compiled on its first evaluation (rules.ts). */
   plan?: RulePlan;
+  /** The rule as one generated function, made on its first evaluation; null when closures serve it (codegen.ts). */
+  code?: RuleCode | null;
 }
 
 /** One position in the data tree: rules attach to the node of their (ground) head path. */
@@ -190,6 +193,7 @@ export class Compiler {
       slots: 0,
       loc: rule.loc,
       plan: undefined,
+      code: undefined,
     };
     if (rule.isDefault) {
       if (kind === "partial") fail("default rules must have a constant name (no variables in the head)", rule.loc);

@@ -93,6 +93,8 @@ export class NodeMemo {
  */
 export class Run implements BuiltinContext {
   ctx: Context;
+  /** The evaluation's own context, before any `with`: generated rule code runs only in it. */
+  readonly base: Context;
   steps = 0;
   depth = 0;
   /** Slots bound by direct expressions, as (frame, slot) pairs, unwound when their body returns. */
@@ -108,7 +110,7 @@ export class Run implements BuiltinContext {
     input: Value | undefined,
     options: EvalOptions,
   ) {
-    this.ctx = new Context(input, data, undefined, undefined);
+    this.ctx = this.base = new Context(input, data, undefined, undefined);
     this.maxSteps = options.maxSteps;
     this.maxDepth = options.maxDepth;
     this.strict = options.strictBuiltinErrors;

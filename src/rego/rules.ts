@@ -1,5 +1,6 @@
 import type { Term } from "./ast.ts";
 import { compileBody, type CBody } from "./bodies.ts";
+import { generate, type RuleCode } from "./codegen.ts";
 import type { CompiledRule, DocNode } from "./compiler.ts";
 import { RegoError, type Location } from "./errors.ts";
 import { type Direct, FAILS, FIRST, HOLDS, NONE, type NodeMemo, NOT_DIRECT, overflowed, type Run, type Vals, type VK } from "./evaluator.ts";
@@ -50,6 +51,14 @@ function matchAll(params: Term[], root: DocNode): RulePlan["matchArgs"] {
  * the rules a workload never reaches. `root` is the tree the rule belongs to (refs link to its nodes).
  */
 const plan = (r: CompiledRule, root: DocNode) => (r.plan ??= planRule(r, root));
+
+/**
+ * A rule's generated function, made on its first evaluation, when the evaluation runs in its own context;
+ * null under `with` (the closures know how to read through replacements) or for a rule left to closures.
+ */
+const code = (r: CompiledRule, run: Run): RuleCode | null => (run.ctx !== run.base ? null : r.code === undefined ? (r.code = generate(r, run.tree)) : r.code);
+
+const NO_ARGS: Value[] = [];
 
 // ---- documents
 
@@ -162,7 +171,8 @@ function evalComplete(run: Run, node: DocNode): Value | undefined {
     // A rule whose every branch has the value already found cannot conflict: skip it.
     if (result !== undefined && allEqual(r.constants, result)) continue;
     run.enter(r.loc);
-    result = ruleValue(run, plan(r, run.tree), frame(r.slots), result, node, r.loc, false);
+    const generated = code(r, run);
+    result = generated ? generated(run, result, NO_ARGS, r.loc, undefined) : ruleValue(run, plan(r, run.tree), frame(r.slots), result, node, r.loc, false);
     run.depth--;
   }
   if (result === undefined && node.defaultRule) result = defaultValue(run, node.defaultRule);
@@ -177,6 +187,12 @@ function defaultValue(run: Run, r: CompiledRule): Value | undefined {
 
 function evalPartial(run: Run, r: CompiledRule, add: (keys: Value[], v: Value) => void): void {
   run.enter(r.loc);
+  const generated = code(r, run);
+  if (generated) {
+    generated(run, undefined, NO_ARGS, r.loc, add);
+    run.depth--;
+    return;
+  }
   const vals = frame(r.slots);
   const { branches, keys } = plan(r, run.tree);
   const { body, value } = branches[0]!;
@@ -241,7 +257,7 @@ function solutions(run: Run, vals: Vals, { body, value }: Branch, stop: number, 
   return held ? prior : NOT_HELD;
 }
 
-function merge(prior: Value | undefined, v: Value, node: DocNode, loc: Location, fn: boolean): Value {
+export function merge(prior: Value | undefined, v: Value, node: DocNode, loc: Location, fn: boolean): Value {
   if (prior !== undefined && !equal(prior, v))
     throw new RegoError(
       "eval_conflict_error",
@@ -311,6 +327,11 @@ function evalFunction(run: Run, node: DocNode, args: Value[], loc: Location): Va
   for (let i = 0; i < definitions.length; i++) {
     const r = definitions[i]!;
     if (result !== undefined && allEqual(r.constants, result)) continue;
+    const generated = code(r, run);
+    if (generated) {
+      result = generated(run, result, args, loc, undefined);
+      continue;
+    }
     const p = plan(r, run.tree);
     const vals = frame(r.slots);
     const bound = bindArgs(p.params, args, vals);

@@ -21,6 +21,7 @@ export class RObject {
   /** Whether the keys are plain strings inserted in increasing order (then entries() needs no sort). */
   private inOrder = true;
   private sorted: [Value, Value][] | undefined;
+  private cols: [Value[], Value[]] | undefined;
   private hash: string | undefined;
 
   static of(entries: Iterable<[Value, Value]>): RObject {
@@ -78,6 +79,7 @@ export class RObject {
     }
     this.values[h] = value;
     this.sorted = undefined;
+    this.cols = undefined;
     this.hash = undefined;
   }
   delete(key: Value): void {
@@ -90,6 +92,7 @@ export class RObject {
     this.ids = this.ids.filter((id) => id !== h);
     this.originals?.delete(h);
     this.sorted = undefined;
+    this.cols = undefined;
     this.hash = undefined;
   }
   /** Entries in Rego's key order (the order OPA iterates in). */
@@ -100,6 +103,14 @@ export class RObject {
       this.sorted = this.inOrder ? out : out.sort(byKey);
     }
     return this.sorted;
+  }
+  /** The keys and the values, each in Rego's key order: what a loop over the object indexes. */
+  columns(): [Value[], Value[]] {
+    if (!this.cols) {
+      const entries = this.entries();
+      this.cols = [entries.map((e) => e[0]), entries.map((e) => e[1])];
+    }
+    return this.cols;
   }
   /** Calls `each(key, value)` in Rego's key order; stops when it returns true. */
   some(each: (k: Value, v: Value) => boolean): boolean {
