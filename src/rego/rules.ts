@@ -6,7 +6,7 @@ import { RegoError, type Location } from "./errors.ts";
 import { type Direct, FAILS, FIRST, HOLDS, NONE, type NodeMemo, NOT_DIRECT, overflowed, type Run, type Vals, type VK } from "./evaluator.ts";
 import type { DocPath } from "./refs.ts";
 import { compileMatch, compileTerm, type CTerm, eachOf, fetch, type Match, ready } from "./terms.ts";
-import { equal, keyOf, lookup, RObject, RSet, toJS, toJSON, type Value } from "./values.ts";
+import { compare, equal, keyOf, lookup, RObject, RSet, toJS, toJSON, type Value } from "./values.ts";
 
 /** A rule's body (or an else's) with the value it gives when the body holds. */
 interface Branch {
@@ -127,7 +127,7 @@ export function answer(run: Run, keys: readonly Value[]): unknown {
     let base: Value | undefined = run.ctx.data;
     for (let i = 0; ; i++) {
       if (!node.hasRules) return toAnswer(below(base, keys, i));
-      if (i === keys.length && !node.isLeaf && node.partial.length === 0 && !(base instanceof RObject)) return packageAnswer(run, node);
+      if (i === keys.length && !node.isLeaf && node.partial.length === 0) return packageAnswer(run, node, base instanceof RObject ? base : undefined);
       if (i === keys.length || node.isLeaf) return toAnswer(below(docValue(run, node, base), keys, i));
       const key = keys[i]!;
       const child = node.childAt[keyOf(key)];
@@ -142,15 +142,30 @@ export function answer(run: Run, keys: readonly Value[]): unknown {
 
 const toAnswer = (v: Value | undefined) => (v === undefined ? undefined : toJS(v));
 
-/** What computeDoc builds for a package with no base data and no partial rules, then toJS, in one pass. */
-function packageAnswer(run: Run, node: DocNode): Record<string, unknown> {
+/**
+ * What computeDoc builds for a package without partial rules, then toJS, in one pass: the base data's
+ * entries and the rules' values merged in key order (both are sorted), a rule's value over the data's.
+ */
+function packageAnswer(run: Run, node: DocNode, base: RObject | undefined): Record<string, unknown> {
   const out: Record<string, unknown> = {};
+  const entries = base === undefined ? NO_ENTRIES : base.entries();
+  let b = 0;
   for (const child of node.ruleChildren) {
-    if (child.isFunction) continue; // no value in a document (answers start where nothing is overridden)
-    const v = docValue(run, child, undefined);
-    if (v !== undefined) out[typeof child.key === "string" ? child.key : toJSON(child.key)] = typeof v === "object" && v !== null ? toJS(v) : v;
+    for (; b < entries.length && compare(entries[b]![0], child.key) < 0; b++) put(out, entries[b]![0], entries[b]![1]);
+    const own = b < entries.length && compare(entries[b]![0], child.key) === 0 ? entries[b++]![1] : undefined;
+    // A function has no value in a document (answers start where nothing is overridden).
+    const v = child.isFunction ? undefined : docValue(run, child, own);
+    if (v !== undefined) put(out, child.key, v);
+    else if (own !== undefined) put(out, child.key, own);
   }
+  for (; b < entries.length; b++) put(out, entries[b]![0], entries[b]![1]);
   return out;
+}
+
+const NO_ENTRIES: [Value, Value][] = [];
+
+function put(out: Record<string, unknown>, key: Value, v: Value): void {
+  out[typeof key === "string" ? key : toJSON(key)] = typeof v === "object" && v !== null ? toJS(v) : v;
 }
 
 function below(v: Value | undefined, keys: readonly Value[], from: number): Value | undefined {
