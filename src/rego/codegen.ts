@@ -3,7 +3,7 @@ import { builtinFailure } from "./calls.ts";
 import type { CompiledRule, DocNode } from "./compiler.ts";
 import { RegoError, type Location } from "./errors.ts";
 import type { Run } from "./evaluator.ts";
-import { callFunction, docValue, merge } from "./rules.ts";
+import { allEqual, callFunction, docValue, merge, nodeCode } from "./rules.ts";
 import { compare, equal, isCollection, keyOf, lookup, RObject, RSet, type Value } from "./values.ts";
 
 /**
@@ -31,6 +31,49 @@ export function generate(rule: CompiledRule, root: DocNode): RuleCode | null {
   }
 }
 
+/** A node's value in an evaluation's own context. */
+export type NodeCode = (run: Run) => Value | undefined;
+
+/**
+ * A node of complete rules as one function: its memo checked and stamped, its rules called in order (a
+ * rule whose every branch has the value already found is skipped: it cannot conflict), then its default.
+ * Each rule is a call of its own function, so every call site here has one target.
+ */
+export function generateNode(node: DocNode, codeOf: (r: CompiledRule) => RuleCode, defaultValue: (run: Run, r: CompiledRule) => Value | undefined): NodeCode {
+  const c = new Constants();
+  const rules = node.complete.map((r) => {
+    const call = `run.enter(${c.name(r.loc)});\nprior = ${c.name(codeOf(r))}(run, prior, NO_ARGS, ${c.name(r.loc)}, undefined);\nrun.depth--;`;
+    if (r.constants.some((v) => v === undefined)) return call;
+    const skip = r.constants.length === 1 ? `equal(prior, ${c.name(r.constants[0])})` : `allEqual(${c.name(r.constants)}, prior)`;
+    return `if (prior === undefined || !${skip}) {\n${call}\n}`;
+  });
+  const d = node.defaultRule;
+  const fallback = !d ? "" : d.constants[0] !== undefined ? `if (prior === undefined) prior = ${c.name(d.constants[0])};` : `if (prior === undefined) prior = defaultValue(run, ${c.name(d)});`;
+  const n = c.name(node);
+  return c.make<NodeCode>(
+    [
+      `const NO_ARGS = [], memo = ${n}.memo, defaultValue = ${c.name(defaultValue)};`,
+      `return function node(run) {`,
+      `const ctx = run.ctx;`,
+      `if (memo.ctx === ctx) {`,
+      `if (memo.computing) throw recursion(${n});`,
+      `return memo.value;`,
+      `}`,
+      `memo.ctx = ctx;`,
+      `memo.computing = true;`,
+      `let prior;`,
+      ...rules,
+      fallback,
+      // A `with` below may have stamped the node for its own context meanwhile: stamp it again.
+      `memo.ctx = ctx;`,
+      `memo.computing = false;`,
+      `memo.value = prior;`,
+      `return prior;`,
+      `};`,
+    ].join("\n"),
+  );
+}
+
 const UNSUPPORTED = Symbol("unsupported");
 const unsupported = (): never => {
   throw UNSUPPORTED;
@@ -43,7 +86,7 @@ type Then = (value: string, fail: Fail) => string;
 type Rest = (fail: Fail) => string;
 
 /** What generated code calls: fixed names bound when the function is made. */
-const helpers = () => ({ RObject, RSet, equal, compare, lookup, isCollection, docValue, callFunction, merge, builtinFailure, readData, valuesOf, keysOf, conflict });
+const helpers = () => ({ RObject, RSet, equal, compare, lookup, isCollection, docValue, nodeCode, callFunction, merge, allEqual, builtinFailure, recursion, readData, valuesOf, keysOf, conflict });
 
 /** A constant path into the data document, looked up once per document (documents never change). */
 interface DataPath {
@@ -77,11 +120,41 @@ function keysOf(c: Value): readonly Value[] | null {
   return null;
 }
 
+const recursion = (node: DocNode) => new RegoError("rego_recursion_error", `rule ${node.name} is recursive`);
 const conflict = (loc: Location) => new RegoError("eval_conflict_error", "object keys must be unique", loc);
 
+/**
+ * The values generated code closes over. Policy text never becomes code: a constant, key, node, built-in
+ * or location reaches the source only as its index in this table (`k3`).
+ */
+class Constants {
+  private readonly values: unknown[] = [];
+  private readonly names = new Map<unknown, string>();
+
+  name(value: unknown): string {
+    let name = this.names.get(value);
+    if (name === undefined) {
+      name = `k${this.values.length}`;
+      this.values.push(value);
+      this.names.set(value, name);
+    }
+    return name;
+  }
+
+  /** Makes the function `body` returns: the constants and helpers are bound by name around it. */
+  make<F>(body: string): F {
+    const source = [
+      `"use strict";`,
+      `const { ${Object.keys(helpers()).join(", ")} } = H;`,
+      ...this.values.map((_, i) => `const k${i} = K[${i}];`),
+      body,
+    ].join("\n");
+    return new Function("K", "H", source)(this.values, helpers()) as F;
+  }
+}
+
 class RuleEmitter {
-  private readonly constants: unknown[] = [];
-  private readonly constantNames = new Map<unknown, string>();
+  private readonly constants = new Constants();
   private temps = 0;
   private labels = 0;
   /** Slots bound where the code being emitted runs: known statically, since bodies are ordered. */
@@ -106,10 +179,7 @@ class RuleEmitter {
     }
     const slots = Array.from({ length: r.slots }, (_, i) => `v${i}`);
     const temps = Array.from({ length: this.temps }, (_, i) => `t${i}`);
-    const source = [
-      `"use strict";`,
-      `const { ${Object.keys(helpers()).join(", ")} } = H;`,
-      ...this.constants.map((_, i) => `const k${i} = K[${i}];`),
+    return this.constants.make<RuleCode>([
       `return function rule(run, prior, args, loc, add) {`,
       `const CTX = run.ctx, IN = CTX.input, D = CTX.data, MAX_STEPS = run.maxSteps;`,
       `let held = false${[...slots, ...temps].map((n) => `, ${n}`).join("")};`,
@@ -117,21 +187,13 @@ class RuleEmitter {
       code,
       `return prior;`,
       `};`,
-    ].join("\n");
-    return new Function("K", "H", source)(this.constants, helpers()) as RuleCode;
+    ].join("\n"));
   }
 
   // ---- names
 
-  /** The name of a constant of the code: only its index reaches the source. */
   private k(value: unknown): string {
-    let name = this.constantNames.get(value);
-    if (name === undefined) {
-      name = `k${this.constants.length}`;
-      this.constants.push(value);
-      this.constantNames.set(value, name);
-    }
-    return name;
+    return this.constants.name(value);
   }
 
   private temp(): string {
@@ -445,13 +507,8 @@ class RuleEmitter {
     }
     const k = this.k(node);
     if (node.complete.length || node.defaultRule?.kind === "complete") {
-      const memo = this.temp();
-      return [
-        `${memo} = ${k}.memo;`,
-        `${out} = ${memo}.ctx === CTX && !${memo}.computing ? ${memo}.value : docValue(run, ${k}, undefined);`,
-        `if (${out} === undefined) ${fail}`,
-        this.steps(path, i, out, fail, then),
-      ].join("\n");
+      const code = `(${k}.code ?? nodeCode(${k}, ${this.k(this.root)}))`;
+      return `${out} = ${code}(run);\nif (${out} === undefined) ${fail}\n${this.steps(path, i, out, fail, then)}`;
     }
     return `${out} = docValue(run, ${k}, ${this.dataPath(path, i)});\nif (${out} === undefined) ${fail}\n${this.steps(path, i, out, fail, then)}`;
   }

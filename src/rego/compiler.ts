@@ -5,7 +5,7 @@ import { RegoError, type Location, type RegoErrorCode } from "./errors.ts";
 import { NodeMemo } from "./evaluator.ts";
 import { refText } from "./parser.ts";
 import type { RulePlan } from "./rules.ts";
-import type { RuleCode } from "./codegen.ts";
+import type { NodeCode, RuleCode } from "./codegen.ts";
 import { compare, keyOf, RObject, RSet, type Value } from "./values.ts";
 import { orderBody, orderTerm, termInputs } from "./safety.ts";
 
@@ -25,8 +25,8 @@ export interface CompiledRule {
   loc: Location;
   /** The rule as closures, compiled on its first evaluation (rules.ts). */
   plan?: RulePlan;
-  /** The rule as one generated function, made on its first evaluation; null when closures serve it (codegen.ts). */
-  code?: RuleCode | null;
+  /** The rule as one function for an evaluation's own context, made on its first evaluation (rules.ts). */
+  code?: RuleCode;
 }
 
 /** One position in the data tree: rules attach to the node of their (ground) head path. */
@@ -46,6 +46,8 @@ export class DocNode {
   childAt: Record<string, DocNode | undefined> = Object.create(null);
   /** This node's value and function results in the current evaluation. */
   readonly memo = new NodeMemo();
+  /** Complete rules' nodes: the node's value as one function, made on first use (rules.ts, codegen.ts). */
+  code: NodeCode | undefined = undefined;
 
   constructor(
     readonly key: Value,

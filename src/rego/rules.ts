@@ -1,6 +1,6 @@
 import type { Term } from "./ast.ts";
 import { compileBody, type CBody } from "./bodies.ts";
-import { generate, type RuleCode } from "./codegen.ts";
+import { type Add, generate, generateNode, type NodeCode, type RuleCode } from "./codegen.ts";
 import type { CompiledRule, DocNode } from "./compiler.ts";
 import { RegoError, type Location } from "./errors.ts";
 import { type Direct, FAILS, FIRST, HOLDS, NONE, type NodeMemo, NOT_DIRECT, overflowed, type Run, type Vals, type VK } from "./evaluator.ts";
@@ -23,7 +23,7 @@ export interface RulePlan {
   /** Functions: how each parameter takes its argument. */
   params: Param[];
   /** Functions whose parameters are patterns: every way the arguments match them. */
-  matchArgs: (run: Run, vals: Vals, args: Value[], k: () => boolean) => boolean;
+  matchArgs: (run: Run, vals: Vals, args: readonly Value[], k: () => boolean) => boolean;
 }
 
 /** A parameter that is a constant (compared), a variable (bound) or a pattern (matched). */
@@ -52,11 +52,23 @@ function matchAll(params: Term[], root: DocNode): RulePlan["matchArgs"] {
  */
 const plan = (r: CompiledRule, root: DocNode) => (r.plan ??= planRule(r, root));
 
+// ---- code for an evaluation's own context
+
 /**
- * A rule's generated function, made on its first evaluation, when the evaluation runs in its own context;
- * null under `with` (the closures know how to read through replacements) or for a rule left to closures.
+ * In an evaluation's own context (no `with` active) rules run as one function each: generated, or, for
+ * what the generator leaves to closures, the closures behind the same signature. Made on first use.
  */
-const code = (r: CompiledRule, run: Run): RuleCode | null => (run.ctx !== run.base ? null : r.code === undefined ? (r.code = generate(r, run.tree)) : r.code);
+const ruleCode = (r: CompiledRule, root: DocNode): RuleCode => (r.code ??= generate(r, root) ?? closureCode(r, root));
+
+/** A node of complete rules as one function, its memo included (see generateNode); made on first use. */
+export const nodeCode = (node: DocNode, root: DocNode): NodeCode => (node.code ??= generateNode(node, (r) => ruleCode(r, root), defaultValue));
+
+function closureCode(r: CompiledRule, root: DocNode): RuleCode {
+  const node = r.node;
+  if (r.kind === "function") return (run, prior, args, loc) => definitionValue(run, r, args, prior, loc);
+  if (r.kind === "partial") return (run, prior, _args, _loc, add) => (partialValues(run, r, add!), prior);
+  return (run, prior, _args, loc) => ruleValue(run, plan(r, root), frame(r.slots), prior, node, loc, false);
+}
 
 const NO_ARGS: Value[] = [];
 
@@ -67,6 +79,7 @@ export function docValue(run: Run, node: DocNode, base: Value | undefined): Valu
   const ctx = run.ctx;
   if (ctx.overridden?.has(node) || !node.hasRules) return base;
   if (node.isFunction) return undefined;
+  if (ctx === run.base && (node.complete.length || node.defaultRule)) return nodeCode(node, run.tree)(run);
   const memo = node.memo;
   if (memo.ctx === ctx) {
     if (memo.computing) throw new RegoError("rego_recursion_error", `rule ${node.name} is recursive`);
@@ -178,6 +191,7 @@ function below(v: Value | undefined, keys: readonly Value[], from: number): Valu
 const NO_VALUES: Vals = [];
 const frame = (slots: number): Vals => (slots === 0 ? NO_VALUES : new Array(slots));
 
+/** A node's complete rules under `with` (in an evaluation's own context, nodeCode does this). */
 function evalComplete(run: Run, node: DocNode): Value | undefined {
   let result: Value | undefined;
   const rules = node.complete;
@@ -186,28 +200,27 @@ function evalComplete(run: Run, node: DocNode): Value | undefined {
     // A rule whose every branch has the value already found cannot conflict: skip it.
     if (result !== undefined && allEqual(r.constants, result)) continue;
     run.enter(r.loc);
-    const generated = code(r, run);
-    result = generated ? generated(run, result, NO_ARGS, r.loc, undefined) : ruleValue(run, plan(r, run.tree), frame(r.slots), result, node, r.loc, false);
+    result = ruleValue(run, plan(r, run.tree), frame(r.slots), result, node, r.loc, false);
     run.depth--;
   }
   if (result === undefined && node.defaultRule) result = defaultValue(run, node.defaultRule);
   return result;
 }
 
-function defaultValue(run: Run, r: CompiledRule): Value | undefined {
+export function defaultValue(run: Run, r: CompiledRule): Value | undefined {
   let result: Value | undefined;
   plan(r, run.tree).branches[0]!.value.each(run, frame(r.slots), (v) => ((result = v), true));
   return result;
 }
 
-function evalPartial(run: Run, r: CompiledRule, add: (keys: Value[], v: Value) => void): void {
+function evalPartial(run: Run, r: CompiledRule, add: Add): void {
   run.enter(r.loc);
-  const generated = code(r, run);
-  if (generated) {
-    generated(run, undefined, NO_ARGS, r.loc, add);
-    run.depth--;
-    return;
-  }
+  if (run.ctx === run.base) ruleCode(r, run.tree)(run, undefined, NO_ARGS, r.loc, add);
+  else partialValues(run, r, add);
+  run.depth--;
+}
+
+function partialValues(run: Run, r: CompiledRule, add: Add): void {
   const vals = frame(r.slots);
   const { branches, keys } = plan(r, run.tree);
   const { body, value } = branches[0]!;
@@ -219,7 +232,6 @@ function evalPartial(run: Run, r: CompiledRule, add: (keys: Value[], v: Value) =
       }),
     ),
   );
-  run.depth--;
 }
 
 /**
@@ -339,27 +351,29 @@ function evalFunction(run: Run, node: DocNode, args: Value[], loc: Location): Va
   run.enter(loc);
   let result: Value | undefined;
   const definitions = node.functions;
+  const base = run.ctx === run.base;
   for (let i = 0; i < definitions.length; i++) {
     const r = definitions[i]!;
     if (result !== undefined && allEqual(r.constants, result)) continue;
-    const generated = code(r, run);
-    if (generated) {
-      result = generated(run, result, args, loc, undefined);
-      continue;
-    }
-    const p = plan(r, run.tree);
-    const vals = frame(r.slots);
-    const bound = bindArgs(p.params, args, vals);
-    if (bound === HOLDS) result = ruleValue(run, p, vals, result, node, loc, true);
-    else if (bound === NOT_DIRECT) result = matchedValue(run, p, vals, args, result, node, loc);
+    result = base ? ruleCode(r, run.tree)(run, result, args, loc, undefined) : definitionValue(run, r, args, result, loc);
   }
   if (result === undefined && node.defaultRule) result = defaultValue(run, node.defaultRule);
   run.depth--;
   return result;
 }
 
+/** One definition of a function, as closures: its value for the arguments after `prior`. */
+function definitionValue(run: Run, r: CompiledRule, args: readonly Value[], prior: Value | undefined, loc: Location): Value | undefined {
+  const p = plan(r, run.tree);
+  const vals = frame(r.slots);
+  const bound = bindArgs(p.params, args, vals);
+  if (bound === HOLDS) return ruleValue(run, p, vals, prior, r.node, loc, true);
+  if (bound === NOT_DIRECT) return matchedValue(run, p, vals, args, prior, r.node, loc);
+  return prior;
+}
+
 /** A definition whose parameters are patterns: its values for every way the arguments match them. */
-function matchedValue(run: Run, p: RulePlan, vals: Vals, args: Value[], prior: Value | undefined, node: DocNode, loc: Location): Value | undefined {
+function matchedValue(run: Run, p: RulePlan, vals: Vals, args: readonly Value[], prior: Value | undefined, node: DocNode, loc: Location): Value | undefined {
   p.matchArgs(run, vals, args, () => {
     prior = ruleValue(run, p, vals, prior, node, loc, true);
     return false;
@@ -368,7 +382,7 @@ function matchedValue(run: Run, p: RulePlan, vals: Vals, args: Value[], prior: V
 }
 
 /** Binds a function's arguments when its parameters are plain variables or constants (the common case). */
-function bindArgs(params: Param[], args: Value[], vals: Vals): Direct {
+function bindArgs(params: Param[], args: readonly Value[], vals: Vals): Direct {
   for (let i = 0; i < params.length; i++) {
     const p = params[i]!;
     if (p.slot === -1) {
@@ -383,7 +397,7 @@ function bindArgs(params: Param[], args: Value[], vals: Vals): Direct {
 }
 
 /** Whether every branch's constant value equals `v` (false when a branch computes its value). */
-function allEqual(constants: (Value | undefined)[], v: Value): boolean {
+export function allEqual(constants: (Value | undefined)[], v: Value): boolean {
   for (const c of constants) if (c === undefined || !equal(c, v)) return false;
   return true;
 }
