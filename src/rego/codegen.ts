@@ -402,14 +402,18 @@ class RuleEmitter {
     return this.term(terms[i]!, fail, (v, f) => this.args(terms, i + 1, [...names, v], f, then));
   }
 
-  /** An object literal. With constant string keys (the usual kind) entries go in key order, so it never needs sorting. */
+  /** An object literal. Distinct constant string keys (the usual kind) are sorted once, here, so it never needs sorting. */
   private object(items: readonly [Term, Term][], fail: Fail, then: Then): string {
+    const keys = items.map(([key]) => (key.type === "value" && typeof key.value === "string" && keyOf(key.value) === key.value ? key.value : undefined));
+    const plain = keys.every((key) => key !== undefined) && new Set(keys).size === keys.length;
     return this.args(items.flat(), 0, [], fail, (names, f) => {
       const out = this.temp();
-      const keys = items.map(([key]) => (key.type === "value" && typeof key.value === "string" ? key.value : undefined));
-      let order = items.map((_, i) => i);
-      if (keys.every((key) => key !== undefined)) order = order.sort((a, b) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : a - b));
-      const sets = order.map((i) => `${out}.set(${names[2 * i]}, ${names[2 * i + 1]});`).join("\n");
+      if (plain) {
+        const order = items.map((_, i) => i).sort((a, b) => (keys[a]! < keys[b]! ? -1 : 1));
+        const sorted = order.map((i) => names[2 * i + 1]).join(", ");
+        return `${out} = RObject.sorted(${this.k(order.map((i) => keys[i]!))}, [${sorted}]);\n${then(out, f)}`;
+      }
+      const sets = items.map((_, i) => `${out}.set(${names[2 * i]}, ${names[2 * i + 1]});`).join("\n");
       return `${out} = new RObject();\n${sets}\n${then(out, f)}`;
     });
   }

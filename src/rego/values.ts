@@ -20,13 +20,21 @@ export class RObject {
   private originals: Map<string, Value> | undefined;
   /** Whether the keys are plain strings inserted in increasing order (then entries() needs no sort). */
   private inOrder = true;
-  private sorted: [Value, Value][] | undefined;
-  private cols: [Value[], Value[]] | undefined;
-  private hash: string | undefined;
+  /** What the entries give (sorted order, columns, identity), computed when asked, dropped on change. */
+  private derived: Derived | undefined;
 
   static of(entries: Iterable<[Value, Value]>): RObject {
     const o = new RObject();
     for (const [k, v] of entries) o.set(k, v);
+    return o;
+  }
+
+  /** An object whose keys are distinct plain strings given in increasing order (a literal's, sorted once). */
+  static sorted(keys: readonly string[], values: readonly Value[]): RObject {
+    const o = new RObject();
+    const record = o.values;
+    for (let i = 0; i < keys.length; i++) record[keys[i]!] = values[i]!;
+    o.ids = keys.slice();
     return o;
   }
 
@@ -78,9 +86,7 @@ export class RObject {
       if (h !== key) (this.originals ??= new Map()).set(h, key);
     }
     this.values[h] = value;
-    this.sorted = undefined;
-    this.cols = undefined;
-    this.hash = undefined;
+    this.derived = undefined;
   }
   delete(key: Value): void {
     const h = keyOf(key);
@@ -91,26 +97,22 @@ export class RObject {
     this.values = values;
     this.ids = this.ids.filter((id) => id !== h);
     this.originals?.delete(h);
-    this.sorted = undefined;
-    this.cols = undefined;
-    this.hash = undefined;
+    this.derived = undefined;
   }
   /** Entries in Rego's key order (the order OPA iterates in). */
   entries(): [Value, Value][] {
-    if (!this.sorted) {
+    const d = (this.derived ??= {});
+    if (!d.sorted) {
       const out: [Value, Value][] = [];
       for (const h of this.ids) out.push([this.keyAt(h), this.values[h]!]);
-      this.sorted = this.inOrder ? out : out.sort(byKey);
+      d.sorted = this.inOrder ? out : out.sort(byKey);
     }
-    return this.sorted;
+    return d.sorted;
   }
   /** The keys and the values, each in Rego's key order: what a loop over the object indexes. */
   columns(): [Value[], Value[]] {
-    if (!this.cols) {
-      const entries = this.entries();
-      this.cols = [entries.map((e) => e[0]), entries.map((e) => e[1])];
-    }
-    return this.cols;
+    const entries = this.entries();
+    return (this.derived!.columns ??= [entries.map((e) => e[0]), entries.map((e) => e[1])]);
   }
   /** Calls `each(key, value)` in Rego's key order; stops when it returns true. */
   some(each: (k: Value, v: Value) => boolean): boolean {
@@ -129,11 +131,12 @@ export class RObject {
     return out;
   }
   keyHash(): string {
-    this.hash ??= `{${[...this.ids]
+    const d = (this.derived ??= {});
+    d.hash ??= `{${[...this.ids]
       .sort()
       .map((h) => `${encodeKey(h)}:${keyOf(this.values[h]!)}`)
       .join(",")}}`;
-    return this.hash;
+    return d.hash;
   }
   copy(): RObject {
     const o = new RObject();
@@ -141,13 +144,18 @@ export class RObject {
     o.ids = this.ids.slice();
     if (this.originals) o.originals = new Map(this.originals);
     o.inOrder = this.inOrder;
-    o.sorted = this.sorted;
-    o.hash = this.hash;
+    o.derived = this.derived;
     return o;
   }
   private keyAt(h: string): Value {
     return this.originals?.has(h) ? this.originals.get(h)! : h;
   }
+}
+
+interface Derived {
+  sorted?: [Value, Value][];
+  columns?: [Value[], Value[]];
+  hash?: string;
 }
 
 /** Object entries by key; string keys (nearly all of them) compare without the general order. */
