@@ -33,26 +33,22 @@ export function generate(rule: CompiledRule, root: DocNode): RuleCode | null {
 
 /** A node's value in an evaluation's own context. */
 export type NodeCode = (run: Run) => Value | undefined;
+/** A function's value for its arguments in an evaluation's own context (results are remembered by the caller). */
+export type FunctionCode = (run: Run, args: readonly Value[], loc: Location) => Value | undefined;
+
+type CodeOf = (r: CompiledRule) => RuleCode;
+type DefaultValue = (run: Run, r: CompiledRule) => Value | undefined;
 
 /**
- * A node of complete rules as one function: its memo checked and stamped, its rules called in order (a
- * rule whose every branch has the value already found is skipped: it cannot conflict), then its default.
- * Each rule is a call of its own function, so every call site here has one target.
+ * A node of complete rules as one function: its memo checked and stamped, its rules called in order,
+ * then its default. Each rule is a call of its own function, so every call site here has one target.
  */
-export function generateNode(node: DocNode, codeOf: (r: CompiledRule) => RuleCode, defaultValue: (run: Run, r: CompiledRule) => Value | undefined): NodeCode {
+export function generateNode(node: DocNode, codeOf: CodeOf, defaultValue: DefaultValue): NodeCode {
   const c = new Constants();
-  const rules = node.complete.map((r) => {
-    const call = `run.enter(${c.name(r.loc)});\nprior = ${c.name(codeOf(r))}(run, prior, NO_ARGS, ${c.name(r.loc)}, undefined);\nrun.depth--;`;
-    if (r.constants.some((v) => v === undefined)) return call;
-    const skip = r.constants.length === 1 ? `equal(prior, ${c.name(r.constants[0])})` : `allEqual(${c.name(r.constants)}, prior)`;
-    return `if (prior === undefined || !${skip}) {\n${call}\n}`;
-  });
-  const d = node.defaultRule;
-  const fallback = !d ? "" : d.constants[0] !== undefined ? `if (prior === undefined) prior = ${c.name(d.constants[0])};` : `if (prior === undefined) prior = defaultValue(run, ${c.name(d)});`;
   const n = c.name(node);
   return c.make<NodeCode>(
     [
-      `const NO_ARGS = [], memo = ${n}.memo, defaultValue = ${c.name(defaultValue)};`,
+      `const memo = ${n}.memo, args = [];`,
       `return function node(run) {`,
       `const ctx = run.ctx;`,
       `if (memo.ctx === ctx) {`,
@@ -61,9 +57,9 @@ export function generateNode(node: DocNode, codeOf: (r: CompiledRule) => RuleCod
       `}`,
       `memo.ctx = ctx;`,
       `memo.computing = true;`,
-      `let prior;`,
-      ...rules,
-      fallback,
+      `let prior, loc;`,
+      ...node.complete.map((r) => `loc = ${c.name(r.loc)};\nrun.enter(loc);\n${ruleCall(c, r, codeOf)}\nrun.depth--;`),
+      defaultCall(c, node, defaultValue),
       // A `with` below may have stamped the node for its own context meanwhile: stamp it again.
       `memo.ctx = ctx;`,
       `memo.computing = false;`,
@@ -72,6 +68,38 @@ export function generateNode(node: DocNode, codeOf: (r: CompiledRule) => RuleCod
       `};`,
     ].join("\n"),
   );
+}
+
+/** A function's definitions as one function, in order, then its default. */
+export function generateFunction(node: DocNode, codeOf: CodeOf, defaultValue: DefaultValue): FunctionCode {
+  const c = new Constants();
+  return c.make<FunctionCode>(
+    [
+      `return function call(run, args, loc) {`,
+      `run.enter(loc);`,
+      `let prior;`,
+      ...node.functions.map((r) => ruleCall(c, r, codeOf)),
+      defaultCall(c, node, defaultValue),
+      `run.depth--;`,
+      `return prior;`,
+      `};`,
+    ].join("\n"),
+  );
+}
+
+/** One rule's call; a rule whose every branch has the value already found is skipped: it cannot conflict. */
+function ruleCall(c: Constants, r: CompiledRule, codeOf: CodeOf): string {
+  const call = `prior = ${c.name(codeOf(r))}(run, prior, args, loc, undefined);`;
+  if (r.constants.some((v) => v === undefined)) return call;
+  const skip = r.constants.length === 1 ? `equal(prior, ${c.name(r.constants[0])})` : `allEqual(${c.name(r.constants)}, prior)`;
+  return `if (prior === undefined || !${skip}) ${call}`;
+}
+
+function defaultCall(c: Constants, node: DocNode, defaultValue: DefaultValue): string {
+  const d = node.defaultRule;
+  if (!d) return "";
+  const value = d.constants[0] !== undefined ? c.name(d.constants[0]) : `${c.name(defaultValue)}(run, ${c.name(d)})`;
+  return `if (prior === undefined) prior = ${value};`;
 }
 
 const UNSUPPORTED = Symbol("unsupported");

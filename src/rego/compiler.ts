@@ -5,7 +5,7 @@ import { RegoError, type Location, type RegoErrorCode } from "./errors.ts";
 import { NodeMemo } from "./evaluator.ts";
 import { refText } from "./parser.ts";
 import type { RulePlan } from "./rules.ts";
-import type { NodeCode, RuleCode } from "./codegen.ts";
+import type { FunctionCode, NodeCode, RuleCode } from "./codegen.ts";
 import { compare, keyOf, RObject, RSet, type Value } from "./values.ts";
 import { orderBody, orderTerm, termInputs } from "./safety.ts";
 
@@ -48,6 +48,8 @@ export class DocNode {
   readonly memo = new NodeMemo();
   /** Complete rules' nodes: the node's value as one function, made on first use (rules.ts, codegen.ts). */
   code: NodeCode | undefined = undefined;
+  /** Functions' nodes: the definitions as one function, made on first use. */
+  functionCode: FunctionCode | undefined = undefined;
 
   constructor(
     readonly key: Value,
@@ -119,6 +121,8 @@ class Scope {
 
 export class Compiler {
   private readonly rootsByPackage = new Map<string, Set<string>>();
+  /** Constant collections by identity: equal literals share one value, so checks by identity (glob delimiters) hold. */
+  private readonly literals = new Map<string, Value>();
 
   /** `root`: an already compiled tree, to compile queries against it. */
   constructor(
@@ -352,9 +356,9 @@ export class Compiler {
       }
       case "array":
       case "set":
-        return folded({ ...t, items: t.items.map((i) => this.resolveTerm(i, scope, ctx)) });
+        return this.folded({ ...t, items: t.items.map((i) => this.resolveTerm(i, scope, ctx)) });
       case "object":
-        return folded({ ...t, items: t.items.map(([k, v]) => [this.resolveTerm(k, scope, ctx), this.resolveTerm(v, scope, ctx)] as [Term, Term]) });
+        return this.folded({ ...t, items: t.items.map(([k, v]) => [this.resolveTerm(k, scope, ctx), this.resolveTerm(v, scope, ctx)] as [Term, Term]) });
       case "call": {
         const target = this.callTarget(t, ctx, scope);
         return { ...t, target, args: t.args.map((a) => this.resolveTerm(a, scope, ctx)) };
@@ -373,6 +377,16 @@ export class Compiler {
         return { ...t, body, key: this.resolveTerm(t.key, inner, ctx), value: this.resolveTerm(t.value, inner, ctx), firstLocal };
       }
     }
+  }
+
+  /** A literal made only of constants (`[":"]`, `{"a": 1}`) becomes its value, built once instead of per evaluation. */
+  private folded(t: Term): Term {
+    const value = groundValue(t);
+    if (value === undefined) return t;
+    const key = keyOf(value);
+    const shared = this.literals.get(key) ?? value;
+    this.literals.set(key, shared);
+    return { type: "value", value: shared, loc: t.loc };
   }
 
   private resolveVar(v: VarTerm, scope: Scope, ctx: ModuleContext): Term {
@@ -458,12 +472,6 @@ export function groundValue(t: Term): Value | undefined {
     default:
       return undefined;
   }
-}
-
-/** A literal made only of constants (`[":"]`, `{"a": 1}`) becomes its value, built once instead of per evaluation. */
-function folded(t: Term): Term {
-  const value = groundValue(t);
-  return value === undefined ? t : { type: "value", value, loc: t.loc };
 }
 
 function nameParts(t: Term): Value[] | undefined {

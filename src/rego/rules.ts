@@ -1,6 +1,6 @@
 import type { Term } from "./ast.ts";
 import { compileBody, type CBody } from "./bodies.ts";
-import { type Add, generate, generateNode, type NodeCode, type RuleCode } from "./codegen.ts";
+import { type Add, type FunctionCode, generate, generateFunction, generateNode, type NodeCode, type RuleCode } from "./codegen.ts";
 import type { CompiledRule, DocNode } from "./compiler.ts";
 import { RegoError, type Location } from "./errors.ts";
 import { type Direct, FAILS, FIRST, HOLDS, NONE, type NodeMemo, NOT_DIRECT, overflowed, type Run, type Vals, type VK } from "./evaluator.ts";
@@ -62,6 +62,9 @@ const ruleCode = (r: CompiledRule, root: DocNode): RuleCode => (r.code ??= gener
 
 /** A node of complete rules as one function, its memo included (see generateNode); made on first use. */
 export const nodeCode = (node: DocNode, root: DocNode): NodeCode => (node.code ??= generateNode(node, (r) => ruleCode(r, root), defaultValue));
+
+/** A function's definitions as one function (see generateFunction); made on first use. */
+const functionCode = (node: DocNode, root: DocNode): FunctionCode => (node.functionCode ??= generateFunction(node, (r) => ruleCode(r, root), defaultValue));
 
 function closureCode(r: CompiledRule, root: DocNode): RuleCode {
   const node = r.node;
@@ -307,7 +310,7 @@ export function callFunction(run: Run, node: DocNode, args: Value[], loc: Locati
   }
   const known = memo.callIndex === undefined ? listed(memo, args) : memo.callIndex[argsKey(args)];
   if (known !== undefined) return known === NONE ? undefined : known;
-  const r = evalFunction(run, node, args, loc);
+  const r = ctx === run.base ? functionCode(node, run.tree)(run, args, loc) : evalFunction(run, node, args, loc);
   // A call under another context (a `with` below) may have taken the memo over meanwhile: then keep nothing.
   if (memo.callsCtx === ctx) remember(memo, args, r === undefined ? NONE : r);
   return r;
@@ -347,15 +350,15 @@ function argsKey(args: Value[]): string {
   return key;
 }
 
+/** A function's definitions under `with` (in an evaluation's own context, functionCode does this). */
 function evalFunction(run: Run, node: DocNode, args: Value[], loc: Location): Value | undefined {
   run.enter(loc);
   let result: Value | undefined;
   const definitions = node.functions;
-  const base = run.ctx === run.base;
   for (let i = 0; i < definitions.length; i++) {
     const r = definitions[i]!;
     if (result !== undefined && allEqual(r.constants, result)) continue;
-    result = base ? ruleCode(r, run.tree)(run, result, args, loc, undefined) : definitionValue(run, r, args, result, loc);
+    result = definitionValue(run, r, args, result, loc);
   }
   if (result === undefined && node.defaultRule) result = defaultValue(run, node.defaultRule);
   run.depth--;
