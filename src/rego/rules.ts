@@ -165,14 +165,27 @@ const toAnswer = (v: Value | undefined) => (v === undefined ? undefined : toJS(v
 function packageAnswer(run: Run, node: DocNode, base: RObject | undefined): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const entries = base === undefined ? NO_ENTRIES : base.entries();
+  const children = node.ruleChildren;
   let b = 0;
-  for (const child of node.ruleChildren) {
-    for (; b < entries.length && compare(entries[b]![0], child.key) < 0; b++) put(out, entries[b]![0], entries[b]![1]);
-    const own = b < entries.length && compare(entries[b]![0], child.key) === 0 ? entries[b++]![1] : undefined;
+  for (let i = 0; i < children.length; i++) {
+    const child = children[i]!;
+    const key = child.key;
+    let own: Value | undefined;
+    for (; b < entries.length; b++) {
+      const [k, v] = entries[b]!;
+      const c = typeof k === "string" && typeof key === "string" ? (k < key ? -1 : k === key ? 0 : 1) : compare(k, key);
+      if (c > 0) break;
+      if (c === 0) {
+        own = v;
+        b++;
+        break;
+      }
+      put(out, k, v);
+    }
     // A function has no value in a document (answers start where nothing is overridden).
     const v = child.isFunction ? undefined : docValue(run, child, own);
-    if (v !== undefined) put(out, child.key, v);
-    else if (own !== undefined) put(out, child.key, own);
+    if (v !== undefined) put(out, key, v);
+    else if (own !== undefined) put(out, key, own);
   }
   for (; b < entries.length; b++) put(out, entries[b]![0], entries[b]![1]);
   return out;
