@@ -4,7 +4,7 @@ import type { CompiledRule, DocNode } from "./compiler.ts";
 import { RegoError, type Location } from "./errors.ts";
 import type { Run } from "./evaluator.ts";
 import { allEqual, callFunction, docValue, merge, nodeCode } from "./rules.ts";
-import { compare, equal, isCollection, keyOf, lookup, RObject, RSet, type Value } from "./values.ts";
+import { compare, equal, isCollection, keyOf, lookup, RObject, RSet, toJS, toJSON, type Value } from "./values.ts";
 
 /**
  * One rule (or function definition) as one generated JavaScript function. Complete rules and functions
@@ -102,6 +102,23 @@ function defaultCall(c: Constants, node: DocNode, defaultValue: DefaultValue): s
   return `if (prior === undefined) prior = ${value};`;
 }
 
+/** A package's answer as plain JS, when no base data lies under it. */
+export type AnswerCode = (run: Run) => Record<string, unknown>;
+
+/** A package's answer as one function: each rule child's value, read by a call with one target, written in key order. */
+export function generateAnswer(node: DocNode, root: DocNode): AnswerCode {
+  const c = new Constants();
+  const r = c.name(root);
+  const children = node.ruleChildren.filter((child) => !child.isFunction);
+  const lines = children.map((child) => {
+    const n = c.name(child);
+    const value = child.complete.length || child.defaultRule ? `(${n}.code ?? nodeCode(${n}, ${r}))(run)` : `docValue(run, ${n}, undefined)`;
+    const key = c.name(typeof child.key === "string" ? child.key : toJSON(child.key));
+    return `v = ${value};\nif (v !== undefined) out[${key}] = typeof v === "object" && v !== null ? toJS(v) : v;`;
+  });
+  return c.make<AnswerCode>([`return function answer(run) {`, `const out = {};`, `let v;`, ...lines, `return out;`, `};`].join("\n"));
+}
+
 const UNSUPPORTED = Symbol("unsupported");
 const unsupported = (): never => {
   throw UNSUPPORTED;
@@ -114,7 +131,7 @@ type Then = (value: string, fail: Fail) => string;
 type Rest = (fail: Fail) => string;
 
 /** What generated code calls: fixed names bound when the function is made. */
-const helpers = () => ({ RObject, RSet, equal, compare, lookup, isCollection, docValue, nodeCode, callFunction, merge, allEqual, builtinFailure, recursion, readData, valuesOf, keysOf, conflict });
+const helpers = () => ({ RObject, RSet, equal, compare, lookup, isCollection, docValue, nodeCode, callFunction, merge, allEqual, builtinFailure, recursion, readData, valuesOf, keysOf, conflict, toJS });
 
 /** A constant path into the data document, looked up once per document (documents never change). */
 interface DataPath {

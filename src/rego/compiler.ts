@@ -5,7 +5,7 @@ import { RegoError, type Location, type RegoErrorCode } from "./errors.ts";
 import { NodeMemo } from "./evaluator.ts";
 import { refText } from "./parser.ts";
 import type { RulePlan } from "./rules.ts";
-import type { FunctionCode, NodeCode, RuleCode } from "./codegen.ts";
+import type { AnswerCode, FunctionCode, NodeCode, RuleCode } from "./codegen.ts";
 import { compare, keyOf, RObject, RSet, type Value } from "./values.ts";
 import { orderBody, orderTerm, termInputs } from "./safety.ts";
 
@@ -48,6 +48,8 @@ export class DocNode {
   readonly memo = new NodeMemo();
   /** Complete rules' nodes: the node's value as one function, made on first use (rules.ts, codegen.ts). */
   code: NodeCode | undefined = undefined;
+  /** Packages: their answer as one function, made on first use. */
+  answer: AnswerCode | undefined = undefined;
   /** Functions' nodes: the definitions as one function, made on first use. */
   functionCode: FunctionCode | undefined = undefined;
 

@@ -1,6 +1,6 @@
 import type { Term } from "./ast.ts";
 import { compileBody, type CBody } from "./bodies.ts";
-import { type Add, type FunctionCode, generate, generateFunction, generateNode, type NodeCode, type RuleCode } from "./codegen.ts";
+import { type Add, type FunctionCode, generate, generateAnswer, generateFunction, generateNode, type NodeCode, type RuleCode } from "./codegen.ts";
 import type { CompiledRule, DocNode } from "./compiler.ts";
 import { RegoError, type Location } from "./errors.ts";
 import { type Direct, FAILS, FIRST, HOLDS, NONE, type NodeMemo, NOT_DIRECT, overflowed, type Run, type Vals, type VK } from "./evaluator.ts";
@@ -143,7 +143,11 @@ export function answer(run: Run, keys: readonly Value[]): unknown {
     let base: Value | undefined = run.ctx.data;
     for (let i = 0; ; i++) {
       if (!node.hasRules) return toAnswer(below(base, keys, i));
-      if (i === keys.length && !node.isLeaf && node.partial.length === 0) return packageAnswer(run, node, base instanceof RObject ? base : undefined);
+      if (i === keys.length && !node.isLeaf && node.partial.length === 0) {
+        if (base instanceof RObject) return packageAnswer(run, node, base);
+        if (run.ctx === run.base) return (node.answer ??= generateAnswer(node, run.tree))(run);
+        return packageAnswer(run, node, undefined);
+      }
       if (i === keys.length || node.isLeaf) return toAnswer(below(docValue(run, node, base), keys, i));
       const key = keys[i]!;
       const child = node.childAt[keyOf(key)];
