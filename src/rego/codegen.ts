@@ -102,22 +102,52 @@ function defaultCall(c: Constants, node: DocNode, defaultValue: DefaultValue): s
   return `if (prior === undefined) prior = ${value};`;
 }
 
-/** A package's answer as plain JS, when no base data lies under it. */
-export type AnswerCode = (run: Run) => Record<string, unknown>;
+/** A package's answer as plain JS, given the base data under it. */
+export type AnswerCode = (run: Run, base: RObject | undefined) => Record<string, unknown>;
 
-/** A package's answer as one function: each rule child's value, read by a call with one target, written in key order. */
+/**
+ * A package's answer as one function: the base data's entries and the rule children's values merged in
+ * key order (both are sorted), a rule's value over the data's. Each child's value is read by a call with
+ * one target; a function child has no value in a document.
+ */
 export function generateAnswer(node: DocNode, root: DocNode): AnswerCode {
   const c = new Constants();
   const r = c.name(root);
-  const children = node.ruleChildren.filter((child) => !child.isFunction);
-  const lines = children.map((child) => {
+  const lines = node.ruleChildren.map((child) => {
     const n = c.name(child);
-    const value = child.complete.length || child.defaultRule ? `(${n}.code ?? nodeCode(${n}, ${r}))(run)` : `docValue(run, ${n}, undefined)`;
-    const key = c.name(typeof child.key === "string" ? child.key : toJSON(child.key));
-    return `v = ${value};\nif (v !== undefined) out[${key}] = typeof v === "object" && v !== null ? toJS(v) : v;`;
+    const key = c.name(child.key);
+    const value = child.isFunction ? "undefined" : child.complete.length || child.defaultRule ? `(${n}.code ?? nodeCode(${n}, ${r}))(run)` : `docValue(run, ${n}, own)`;
+    return [
+      `for (own = undefined; b < entries.length; b++) {`,
+      `order = keyOrder(entries[b][0], ${key});`,
+      `if (order > 0) break;`,
+      `if (order === 0) { own = entries[b++][1]; break; }`,
+      `put(out, entries[b][0], entries[b][1]);`,
+      `}`,
+      `v = ${value};`,
+      `if (v !== undefined) put(out, ${key}, v);`,
+      `else if (own !== undefined) put(out, ${key}, own);`,
+    ].join("\n");
   });
-  return c.make<AnswerCode>([`return function answer(run) {`, `const out = {};`, `let v;`, ...lines, `return out;`, `};`].join("\n"));
+  return c.make<AnswerCode>(
+    [
+      `return function answer(run, base) {`,
+      `const out = {}, entries = base === undefined ? NO_MEMBERS : base.entries();`,
+      `let b = 0, own, order, v;`,
+      ...lines,
+      `for (; b < entries.length; b++) put(out, entries[b][0], entries[b][1]);`,
+      `return out;`,
+      `};`,
+    ].join("\n"),
+  );
 }
+
+function put(out: Record<string, unknown>, key: Value, v: Value): void {
+  out[typeof key === "string" ? key : toJSON(key)] = typeof v === "object" && v !== null ? toJS(v) : v;
+}
+
+/** Rego's key order, strings (nearly all keys) compared directly. */
+const keyOrder = (a: Value, b: Value) => (typeof a === "string" && typeof b === "string" ? (a < b ? -1 : a === b ? 0 : 1) : compare(a, b));
 
 const UNSUPPORTED = Symbol("unsupported");
 const unsupported = (): never => {
@@ -131,7 +161,7 @@ type Then = (value: string, fail: Fail) => string;
 type Rest = (fail: Fail) => string;
 
 /** What generated code calls: fixed names bound when the function is made. */
-const helpers = () => ({ RObject, RSet, equal, compare, lookup, isCollection, docValue, nodeCode, callFunction, merge, allEqual, builtinFailure, recursion, readData, valuesOf, keysOf, conflict, toJS });
+const helpers = () => ({ RObject, RSet, equal, compare, lookup, isCollection, docValue, nodeCode, callFunction, merge, allEqual, builtinFailure, recursion, readData, valuesOf, keysOf, conflict, put, keyOrder, NO_MEMBERS });
 
 /** A constant path into the data document, looked up once per document (documents never change). */
 interface DataPath {

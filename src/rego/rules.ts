@@ -6,7 +6,7 @@ import { RegoError, type Location } from "./errors.ts";
 import { type Direct, FAILS, FIRST, HOLDS, NONE, type NodeMemo, NOT_DIRECT, overflowed, type Run, type Vals, type VK } from "./evaluator.ts";
 import type { DocPath } from "./refs.ts";
 import { compileMatch, compileTerm, type CTerm, eachOf, fetch, type Match, ready } from "./terms.ts";
-import { compare, equal, keyOf, lookup, RObject, RSet, toJS, toJSON, type Value } from "./values.ts";
+import { equal, keyOf, lookup, RObject, RSet, toJS, type Value } from "./values.ts";
 
 /** A rule's body (or an else's) with the value it gives when the body holds. */
 interface Branch {
@@ -135,7 +135,8 @@ export function walkDoc(run: Run, node: DocNode, base: Value | undefined, path: 
 
 /**
  * The document at a constant path as plain JS, as `POST /v1/data/<path>` answers (undefined when there is
- * none): only the rules on the path run. A package's document is written straight into the answer.
+ * none): only the rules on the path run. A package's document (without partial rules) is written straight
+ * into the answer. Runs in the evaluation's own context.
  */
 export function answer(run: Run, keys: readonly Value[]): unknown {
   try {
@@ -143,11 +144,7 @@ export function answer(run: Run, keys: readonly Value[]): unknown {
     let base: Value | undefined = run.ctx.data;
     for (let i = 0; ; i++) {
       if (!node.hasRules) return toAnswer(below(base, keys, i));
-      if (i === keys.length && !node.isLeaf && node.partial.length === 0) {
-        if (base instanceof RObject) return packageAnswer(run, node, base);
-        if (run.ctx === run.base) return (node.answer ??= generateAnswer(node, run.tree))(run);
-        return packageAnswer(run, node, undefined);
-      }
+      if (i === keys.length && !node.isLeaf && node.partial.length === 0) return (node.answer ??= generateAnswer(node, run.tree))(run, base instanceof RObject ? base : undefined);
       if (i === keys.length || node.isLeaf) return toAnswer(below(docValue(run, node, base), keys, i));
       const key = keys[i]!;
       const child = node.childAt[keyOf(key)];
@@ -161,45 +158,6 @@ export function answer(run: Run, keys: readonly Value[]): unknown {
 }
 
 const toAnswer = (v: Value | undefined) => (v === undefined ? undefined : toJS(v));
-
-/**
- * What computeDoc builds for a package without partial rules, then toJS, in one pass: the base data's
- * entries and the rules' values merged in key order (both are sorted), a rule's value over the data's.
- */
-function packageAnswer(run: Run, node: DocNode, base: RObject | undefined): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  const entries = base === undefined ? NO_ENTRIES : base.entries();
-  const children = node.ruleChildren;
-  let b = 0;
-  for (let i = 0; i < children.length; i++) {
-    const child = children[i]!;
-    const key = child.key;
-    let own: Value | undefined;
-    for (; b < entries.length; b++) {
-      const [k, v] = entries[b]!;
-      const c = typeof k === "string" && typeof key === "string" ? (k < key ? -1 : k === key ? 0 : 1) : compare(k, key);
-      if (c > 0) break;
-      if (c === 0) {
-        own = v;
-        b++;
-        break;
-      }
-      put(out, k, v);
-    }
-    // A function has no value in a document (answers start where nothing is overridden).
-    const v = child.isFunction ? undefined : docValue(run, child, own);
-    if (v !== undefined) put(out, key, v);
-    else if (own !== undefined) put(out, key, own);
-  }
-  for (; b < entries.length; b++) put(out, entries[b]![0], entries[b]![1]);
-  return out;
-}
-
-const NO_ENTRIES: [Value, Value][] = [];
-
-function put(out: Record<string, unknown>, key: Value, v: Value): void {
-  out[typeof key === "string" ? key : toJSON(key)] = typeof v === "object" && v !== null ? toJS(v) : v;
-}
 
 function below(v: Value | undefined, keys: readonly Value[], from: number): Value | undefined {
   for (let i = from; i < keys.length && v !== undefined; i++) v = lookup(v, keys[i]!);

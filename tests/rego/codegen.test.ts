@@ -263,6 +263,7 @@ found contains k if {
       }
       if (node.code) sources.push(node.code.toString());
       if (node.functionCode) sources.push(node.functionCode.toString());
+      if (node.answer) sources.push(node.answer.toString());
       for (const child of node.children.values()) collect(child);
     };
     collect(root.root);
