@@ -12,16 +12,19 @@ type Dict<T> = Record<string, T | undefined>;
 const dict = <T>(): Dict<T> => Object.create(null);
 
 export class RObject {
-  /** Values by key identity (`keyOf`). */
-  private values: Dict<Value> = dict();
-  /** Key identities in insertion order. */
-  private ids: string[] = [];
   /** Keys that are not their own identity (non-strings), by identity. */
-  private originals: Map<string, Value> | undefined;
-  /** Whether the keys are plain strings inserted in increasing order (then entries() needs no sort). */
-  private inOrder = true;
+  private originals: Map<string, Value> | undefined = undefined;
   /** What the entries give (sorted order, columns, identity), computed when asked, dropped on change. */
-  private derived: Derived | undefined;
+  private derived: Derived | undefined = undefined;
+
+  constructor(
+    /** Values by key identity (`keyOf`). */
+    private values: Dict<Value> = dict(),
+    /** Key identities in insertion order. */
+    private ids: string[] = [],
+    /** Whether the keys are plain strings inserted in increasing order (then entries() needs no sort). */
+    private inOrder = true,
+  ) {}
 
   static of(entries: Iterable<[Value, Value]>): RObject {
     const o = new RObject();
@@ -31,29 +34,25 @@ export class RObject {
 
   /** An object whose keys are distinct plain strings given in increasing order (a literal's, sorted once). */
   static sorted(keys: readonly string[], values: readonly Value[]): RObject {
-    const o = new RObject();
-    const record = o.values;
+    const record = dict<Value>();
     for (let i = 0; i < keys.length; i++) record[keys[i]!] = values[i]!;
-    o.ids = keys.slice();
-    return o;
+    return new RObject(record, keys.slice());
   }
 
   /** A plain record's own properties converted (input and data documents), in one pass. */
   static fromRecord(record: Record<string, unknown>, depth: number, maxDepth: number): RObject {
-    const o = new RObject();
     const keys = Object.keys(record);
-    // The key list is the object's own when every key is a plain string with a value (the usual case).
-    o.ids = keys;
+    const values = dict<Value>();
     let inOrder = true;
     for (let i = 0; i < keys.length; i++) {
       const k = keys[i]!;
       const v = record[k];
       if (v === undefined || k.charCodeAt(0) === 0) return RObject.fromIrregular(record, keys, depth, maxDepth);
       if (inOrder && i > 0 && !(k > keys[i - 1]!)) inOrder = false;
-      o.values[k] = convert(v, depth, maxDepth);
+      values[k] = convert(v, depth, maxDepth);
     }
-    o.inOrder = inOrder;
-    return o;
+    // The key list is the object's own when every key is a plain string with a value (the usual case).
+    return new RObject(values, keys, inOrder);
   }
 
   /** fromRecord for records with undefined values or keys that are not their own identity. */
@@ -139,11 +138,10 @@ export class RObject {
     return d.hash;
   }
   copy(): RObject {
-    const o = new RObject();
-    for (const h of this.ids) o.values[h] = this.values[h];
-    o.ids = this.ids.slice();
+    const values = dict<Value>();
+    for (const h of this.ids) values[h] = this.values[h];
+    const o = new RObject(values, this.ids.slice(), this.inOrder);
     if (this.originals) o.originals = new Map(this.originals);
-    o.inOrder = this.inOrder;
     o.derived = this.derived;
     return o;
   }
