@@ -161,7 +161,10 @@ type Then = (value: string, fail: Fail) => string;
 type Rest = (fail: Fail) => string;
 
 /** What generated code calls: fixed names bound when the function is made. */
-const helpers = () => ({ RObject, RSet, equal, compare, lookup, isCollection, docValue, nodeCode, callFunction, merge, allEqual, builtinFailure, recursion, readData, valuesOf, keysOf, conflict, put, keyOrder, NO_MEMBERS });
+let helpers: Record<string, unknown> | undefined;
+const helperTable = () => (helpers ??= { RObject, RSet, equal, compare, lookup, isCollection, docValue, nodeCode, callFunction, merge, allEqual, builtinFailure, recursion, readData, valuesOf, keysOf, conflict, put, keyOrder, NO_MEMBERS });
+const uses = new Map<string, RegExp>();
+const helperUse = (name: string) => uses.get(name) ?? uses.set(name, new RegExp(`\\b${name}\\b`)).get(name)!;
 
 /** A constant path into the data document, looked up once per document (documents never change). */
 interface DataPath {
@@ -216,15 +219,15 @@ class Constants {
     return name;
   }
 
-  /** Makes the function `body` returns: the constants and helpers are bound by name around it. */
+  /** Makes the function `body` returns: the constants and the helpers it names are bound around it. */
   make<F>(body: string): F {
     const source = [
       `"use strict";`,
-      `const { ${Object.keys(helpers()).join(", ")} } = H;`,
+      `const { ${Object.keys(helperTable()).filter((name) => helperUse(name).test(body)).join(", ")} } = H;`,
       ...this.values.map((_, i) => `const k${i} = K[${i}];`),
       body,
     ].join("\n");
-    return new Function("K", "H", source)(this.values, helpers()) as F;
+    return new Function("K", "H", source)(this.values, helperTable()) as F;
   }
 }
 
