@@ -3,7 +3,7 @@ import { builtinFailure } from "./calls.ts";
 import type { CompiledRule, DocNode } from "./compiler.ts";
 import { RegoError, type Location } from "./errors.ts";
 import type { Run } from "./evaluator.ts";
-import { allEqual, callFunction, docValue, merge, nodeCode } from "./rules.ts";
+import { allEqual, callFunction, docValue, merge } from "./rules.ts";
 import { compare, equal, isCollection, keyOf, lookup, RObject, RSet, toJS, toJSON, type Value } from "./values.ts";
 
 /**
@@ -110,13 +110,12 @@ export type AnswerCode = (run: Run, base: RObject | undefined) => Record<string,
  * key order (both are sorted), a rule's value over the data's. Each child's value is read by a call with
  * one target; a function child has no value in a document.
  */
-export function generateAnswer(node: DocNode, root: DocNode): AnswerCode {
+export function generateAnswer(node: DocNode): AnswerCode {
   const c = new Constants();
-  const r = c.name(root);
   const lines = node.ruleChildren.map((child) => {
     const n = c.name(child);
     const key = c.name(child.key);
-    const value = child.isFunction ? "undefined" : child.complete.length || child.defaultRule ? `(${n}.code ?? nodeCode(${n}, ${r}))(run)` : `docValue(run, ${n}, own)`;
+    const value = child.isFunction ? "undefined" : child.complete.length || child.defaultRule ? `${n}.code !== undefined ? ${n}.code(run) : docValue(run, ${n}, undefined)` : `docValue(run, ${n}, own)`;
     return [
       `for (own = undefined; b < entries.length; b++) {`,
       `order = keyOrder(entries[b][0], ${key});`,
@@ -162,7 +161,7 @@ type Rest = (fail: Fail) => string;
 
 /** What generated code calls: fixed names bound when the function is made. */
 let helpers: Record<string, unknown> | undefined;
-const helperTable = () => (helpers ??= { RObject, RSet, equal, compare, lookup, isCollection, docValue, nodeCode, callFunction, merge, allEqual, builtinFailure, recursion, readData, valuesOf, keysOf, conflict, put, keyOrder, NO_MEMBERS });
+const helperTable = () => (helpers ??= { RObject, RSet, equal, compare, lookup, isCollection, docValue, callFunction, merge, allEqual, builtinFailure, recursion, readData, valuesOf, keysOf, conflict, put, keyOrder, NO_MEMBERS });
 const uses = new Map<string, RegExp>();
 const helperUse = (name: string) => uses.get(name) ?? uses.set(name, new RegExp(`\\b${name}\\b`)).get(name)!;
 
@@ -589,8 +588,7 @@ class RuleEmitter {
     }
     const k = this.k(node);
     if (node.complete.length || node.defaultRule?.kind === "complete") {
-      const code = `(${k}.code ?? nodeCode(${k}, ${this.k(this.root)}))`;
-      return `${out} = ${code}(run);\nif (${out} === undefined) ${fail}\n${this.steps(path, i, out, fail, then)}`;
+      return `${out} = ${k}.code !== undefined ? ${k}.code(run) : docValue(run, ${k}, undefined);\nif (${out} === undefined) ${fail}\n${this.steps(path, i, out, fail, then)}`;
     }
     return `${out} = docValue(run, ${k}, ${this.dataPath(path, i)});\nif (${out} === undefined) ${fail}\n${this.steps(path, i, out, fail, then)}`;
   }

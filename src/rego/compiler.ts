@@ -25,8 +25,10 @@ export interface CompiledRule {
   loc: Location;
   /** The rule as closures, compiled on its first evaluation (rules.ts). */
   plan?: RulePlan;
-  /** The rule as one function for an evaluation's own context, made on its first evaluation (rules.ts). */
+  /** The rule as one function for an evaluation's own context, made once it is warm (rules.ts). */
   code?: RuleCode;
+  /** Partial rules: evaluations through the closures so far (rules.ts). */
+  runs: number;
 }
 
 /** One position in the data tree: rules attach to the node of their (ground) head path. */
@@ -46,11 +48,13 @@ export class DocNode {
   childAt: Record<string, DocNode | undefined> = Object.create(null);
   /** This node's value and function results in the current evaluation. */
   readonly memo = new NodeMemo();
-  /** Complete rules' nodes: the node's value as one function, made on first use (rules.ts, codegen.ts). */
+  /** Complete rules' nodes: the node's value as one function, made once warm (rules.ts, codegen.ts). */
   code: NodeCode | undefined = undefined;
+  /** Reads through the closures so far, before the node is warm. */
+  runs = 0;
   /** Packages: their answer as one function, made on first use. */
   answer: AnswerCode | undefined = undefined;
-  /** Functions' nodes: the definitions as one function, made on first use. */
+  /** Functions' nodes: the definitions as one function, made once warm. */
   functionCode: FunctionCode | undefined = undefined;
 
   constructor(
@@ -202,6 +206,7 @@ export class Compiler {
       loc: rule.loc,
       plan: undefined,
       code: undefined,
+      runs: 0,
     };
     if (rule.isDefault) {
       if (kind === "partial") fail("default rules must have a constant name (no variables in the head)", rule.loc);

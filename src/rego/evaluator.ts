@@ -13,6 +13,8 @@ export interface EvalLimits {
 
 export interface EvalOptions extends EvalLimits {
   strictBuiltinErrors: boolean;
+  /** Reads of a rule through its closures before it is compiled to generated JavaScript (0: at once). */
+  compileAfter: number;
 }
 
 /** A frame: the values of one rule's (or query's) variables by slot, undefined while unbound. */
@@ -102,6 +104,7 @@ export class Run implements BuiltinContext {
   readonly maxSteps: number;
   readonly maxDepth: number;
   readonly strict: boolean;
+  readonly compileAfter: number;
   private now: Num | undefined;
 
   constructor(
@@ -114,6 +117,7 @@ export class Run implements BuiltinContext {
     this.maxSteps = options.maxSteps;
     this.maxDepth = options.maxDepth;
     this.strict = options.strictBuiltinErrors;
+    this.compileAfter = options.compileAfter;
   }
 
   nowNs(): Num {

@@ -55,15 +55,17 @@ const plan = (r: CompiledRule, root: DocNode) => (r.plan ??= planRule(r, root));
 // ---- code for an evaluation's own context
 
 /**
- * In an evaluation's own context (no `with` active) rules run as one function each: generated, or, for
- * what the generator leaves to closures, the closures behind the same signature. Made on first use.
+ * A node (or a partial rule) is read through the closures in an evaluation's own context until it is
+ * warm (`compileAfter` reads): a rule evaluated now and then keeps the closures' smaller footprint and
+ * skips the generator's cost; one in use gets generated code after its first few decisions. Once warm, rules run in an evaluation's own context (no `with` active) as one function each: generated,
+ * or, for what the generator leaves to closures, the closures behind the same signature.
  */
 const ruleCode = (r: CompiledRule, root: DocNode): RuleCode => (r.code ??= generate(r, root) ?? closureCode(r, root));
 
-/** A node of complete rules as one function, its memo included (see generateNode); made on first use. */
-export const nodeCode = (node: DocNode, root: DocNode): NodeCode => (node.code ??= generateNode(node, (r) => ruleCode(r, root), defaultValue));
+/** A node of complete rules as one function, its memo included (see generateNode). */
+const nodeCode = (node: DocNode, root: DocNode): NodeCode => (node.code ??= generateNode(node, (r) => ruleCode(r, root), defaultValue));
 
-/** A function's definitions as one function (see generateFunction); made on first use. */
+/** A function's definitions as one function (see generateFunction). */
 const functionCode = (node: DocNode, root: DocNode): FunctionCode => (node.functionCode ??= generateFunction(node, (r) => ruleCode(r, root), defaultValue));
 
 function closureCode(r: CompiledRule, root: DocNode): RuleCode {
@@ -82,7 +84,10 @@ export function docValue(run: Run, node: DocNode, base: Value | undefined): Valu
   const ctx = run.ctx;
   if (ctx.overridden?.has(node) || !node.hasRules) return base;
   if (node.isFunction) return undefined;
-  if (ctx === run.base && (node.complete.length || node.defaultRule)) return nodeCode(node, run.tree)(run);
+  if (ctx === run.base && (node.complete.length || node.defaultRule)) {
+    const code = node.code ?? (node.runs++ >= run.compileAfter ? nodeCode(node, run.tree) : undefined);
+    if (code !== undefined) return code(run);
+  }
   const memo = node.memo;
   if (memo.ctx === ctx) {
     if (memo.computing) throw new RegoError("rego_recursion_error", `rule ${node.name} is recursive`);
@@ -144,7 +149,7 @@ export function answer(run: Run, keys: readonly Value[]): unknown {
     let base: Value | undefined = run.ctx.data;
     for (let i = 0; ; i++) {
       if (!node.hasRules) return toAnswer(below(base, keys, i));
-      if (i === keys.length && !node.isLeaf && node.partial.length === 0) return (node.answer ??= generateAnswer(node, run.tree))(run, base instanceof RObject ? base : undefined);
+      if (i === keys.length && !node.isLeaf && node.partial.length === 0) return (node.answer ??= generateAnswer(node))(run, base instanceof RObject ? base : undefined);
       if (i === keys.length || node.isLeaf) return toAnswer(below(docValue(run, node, base), keys, i));
       const key = keys[i]!;
       const child = node.childAt[keyOf(key)];
@@ -169,7 +174,7 @@ function below(v: Value | undefined, keys: readonly Value[], from: number): Valu
 const NO_VALUES: Vals = [];
 const frame = (slots: number): Vals => (slots === 0 ? NO_VALUES : new Array(slots));
 
-/** A node's complete rules under `with` (in an evaluation's own context, nodeCode does this). */
+/** A node's complete rules through the closures (nodeCode does this once the node is warm). */
 function evalComplete(run: Run, node: DocNode): Value | undefined {
   let result: Value | undefined;
   const rules = node.complete;
@@ -193,7 +198,7 @@ export function defaultValue(run: Run, r: CompiledRule): Value | undefined {
 
 function evalPartial(run: Run, r: CompiledRule, add: Add): void {
   run.enter(r.loc);
-  if (run.ctx === run.base) ruleCode(r, run.tree)(run, undefined, NO_ARGS, r.loc, add);
+  if (run.ctx === run.base && (r.code !== undefined || r.runs++ >= run.compileAfter)) ruleCode(r, run.tree)(run, undefined, NO_ARGS, r.loc, add);
   else partialValues(run, r, add);
   run.depth--;
 }
@@ -285,7 +290,8 @@ export function callFunction(run: Run, node: DocNode, args: Value[], loc: Locati
   }
   const known = memo.callIndex === undefined ? listed(memo, args) : memo.callIndex[argsKey(args)];
   if (known !== undefined) return known === NONE ? undefined : known;
-  const r = ctx === run.base ? functionCode(node, run.tree)(run, args, loc) : evalFunction(run, node, args, loc);
+  const code = ctx !== run.base ? undefined : (node.functionCode ?? (node.runs++ >= run.compileAfter ? functionCode(node, run.tree) : undefined));
+  const r = code !== undefined ? code(run, args, loc) : evalFunction(run, node, args, loc);
   // A call under another context (a `with` below) may have taken the memo over meanwhile: then keep nothing.
   if (memo.callsCtx === ctx) remember(memo, args, r === undefined ? NONE : r);
   return r;
@@ -325,7 +331,7 @@ function argsKey(args: Value[]): string {
   return key;
 }
 
-/** A function's definitions under `with` (in an evaluation's own context, functionCode does this). */
+/** A function's definitions through the closures (functionCode does this once the function is warm). */
 function evalFunction(run: Run, node: DocNode, args: Value[], loc: Location): Value | undefined {
   run.enter(loc);
   let result: Value | undefined;

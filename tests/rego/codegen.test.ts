@@ -1,6 +1,6 @@
 /**
- * Rules run as generated JavaScript in an evaluation's own context, and as closures under `with`. Both
- * give the same answers and the same errors, and no policy text ever becomes code.
+ * Rules run as generated JavaScript in an evaluation's own context once warm, and as closures before that
+ * and under `with`. Both give the same answers and the same errors, and no policy text ever becomes code.
  */
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
@@ -14,7 +14,7 @@ import { fromJS } from "../../src/rego/values.ts";
 
 type Outcome = { value: unknown } | { error: string };
 
-/** The package's document as generated code computes it (an evaluation's own context). */
+/** The package's document as generated code computes it (an evaluation's own context, every rule compiled at once). */
 function generated(engine: RegoEngine, pkg: string, input: unknown): Outcome {
   try {
     return { value: engine.evaluate(pkg.replaceAll(".", "/"), input).result };
@@ -35,7 +35,7 @@ function closures(engine: RegoEngine, pkg: string, input: unknown): Outcome {
 }
 
 function agree(source: string, inputs: unknown[], data: unknown = {}, options = {}): Outcome[] {
-  const engine = new RegoEngine(options);
+  const engine = new RegoEngine({ ...options, compileAfter: 0 });
   engine.load([{ id: "p.rego", source }], data);
   const pkg = source.match(/^package ([\w.]+)/m)![1]!;
   return inputs.map((input) => {
@@ -146,7 +146,7 @@ whole := data.shapes.grid[2]
 not_same if not same(1, 2)
 `;
     const other = "package other\n\np := {k | some k in [3, 1]}\n";
-    const engine = new RegoEngine();
+    const engine = new RegoEngine({ compileAfter: 0 });
     engine.load(
       [
         { id: "p.rego", source },
@@ -207,6 +207,23 @@ unify if [input.n, 1] = [2, 1]
   });
 });
 
+describe("compiled once warm", () => {
+  test("a rule runs through its closures for its first reads, then as generated code, with the same answers", () => {
+    const { root } = new Compiler(builtins).compile([parseModule("package w\n\nallow if input.n > 1\n\nf(x) := x * 2\n\ndouble := f(input.n)\n", "w.rego")]);
+    const allow = root.children.get("w")!.children.get("allow")!;
+    const f = root.children.get("w")!.children.get("f")!;
+    const answers: unknown[] = [];
+    for (let n = 0; n < 4; n++) {
+      const run = new Run(root, fromJS({}), fromJS({ n }), { maxSteps: 1_000_000, maxDepth: 200, strictBuiltinErrors: false, compileAfter: 2 });
+      answers.push(answer(run, ["w"]));
+      expect(allow.code === undefined).toBe(n < 2);
+      expect(f.functionCode === undefined).toBe(n < 2);
+    }
+    expect(answers).toEqual([{ double: 0 }, { double: 2 }, { allow: true, double: 4 }, { allow: true, double: 6 }]);
+    expect(allow.complete[0]!.code?.toString()).toStartWith("function rule(");
+  });
+});
+
 describe("policy text never becomes code", () => {
   // Each of these, placed in source, would break out of a string, a template, a comment or a line.
   const hostile = ['"', "'", "`", "${globalThis.x = 1}", "\n", "*/", "/*", "\u2028", "\u2029", "\\", "\"); throw 1; (\"", "k0", "v0", "run"];
@@ -253,7 +270,7 @@ found contains k if {
 
   test("the generated functions hold only names the generator made", () => {
     const root = new Compiler(builtins).compile([parseModule(source, "evil.rego")]);
-    const run = new Run(root.root, fromJS({ cfg }), fromJS({ m }), { maxSteps: 1_000_000, maxDepth: 200, strictBuiltinErrors: false });
+    const run = new Run(root.root, fromJS({ cfg }), fromJS({ m }), { maxSteps: 1_000_000, maxDepth: 200, strictBuiltinErrors: false, compileAfter: 0 });
     answer(run, ["evil"]);
     const sources: string[] = [];
     const collect = (node: DocNode) => {
