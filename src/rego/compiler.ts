@@ -50,7 +50,7 @@ export class DocNode {
   readonly memo = new NodeMemo();
   /** Complete rules' nodes: the node's value as one function, made once warm (rules.ts, codegen.ts). */
   code: NodeCode | undefined = undefined;
-  /** Reads through the closures so far, before the node is warm. */
+  /** Reads through the closures so far, before the node (a rule's, a function's, a package's) is warm. */
   runs = 0;
   /** Packages: their answer as one function, made on first use. */
   answer: AnswerCode | undefined = undefined;

@@ -140,8 +140,7 @@ export function walkDoc(run: Run, node: DocNode, base: Value | undefined, path: 
 
 /**
  * The document at a constant path as plain JS, as `POST /v1/data/<path>` answers (undefined when there is
- * none): only the rules on the path run. A package's document (without partial rules) is written straight
- * into the answer. Runs in the evaluation's own context.
+ * none): only the rules on the path run. Runs in the evaluation's own context.
  */
 export function answer(run: Run, keys: readonly Value[]): unknown {
   try {
@@ -149,7 +148,11 @@ export function answer(run: Run, keys: readonly Value[]): unknown {
     let base: Value | undefined = run.ctx.data;
     for (let i = 0; ; i++) {
       if (!node.hasRules) return toAnswer(below(base, keys, i));
-      if (i === keys.length && !node.isLeaf && node.partial.length === 0) return (node.answer ??= generateAnswer(node))(run, base instanceof RObject ? base : undefined);
+      if (i === keys.length && !node.isLeaf && node.partial.length === 0) {
+        // A package (once warm) is answered by a generated function; before, its document is built and converted.
+        const code = node.answer ?? (node.runs++ >= run.compileAfter ? (node.answer = generateAnswer(node)) : undefined);
+        if (code !== undefined) return code(run, base instanceof RObject ? base : undefined);
+      }
       if (i === keys.length || node.isLeaf) return toAnswer(below(docValue(run, node, base), keys, i));
       const key = keys[i]!;
       const child = node.childAt[keyOf(key)];

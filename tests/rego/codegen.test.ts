@@ -222,6 +222,19 @@ describe("compiled once warm", () => {
     expect(answers).toEqual([{ double: 0 }, { double: 2 }, { allow: true, double: 4 }, { allow: true, double: 6 }]);
     expect(allow.complete[0]!.code?.toString()).toStartWith("function rule(");
   });
+
+  test("a package's answer keeps key order with base data merged in, before and after it is warm", () => {
+    const source = "package p\n\nb := 2\n\nd := input.d\n\nf(x) := x\n";
+    const data = { p: { a: 1, c: 3, d: "base", e: 5, f: "data" } };
+    const cold = new RegoEngine();
+    const warm = new RegoEngine({ compileAfter: 0 });
+    for (const engine of [cold, warm]) engine.load([{ id: "p.rego", source }], data);
+    for (const input of [{ d: "rule" }, {}]) {
+      const expected = JSON.stringify(cold.evaluate("p", input).result);
+      expect(JSON.stringify(warm.evaluate("p", input).result)).toBe(expected);
+    }
+    expect(JSON.stringify(warm.evaluate("p", { d: "rule" }).result)).toBe('{"a":1,"b":2,"c":3,"d":"rule","e":5,"f":"data"}');
+  });
 });
 
 describe("policy text never becomes code", () => {
