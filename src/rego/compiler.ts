@@ -5,7 +5,8 @@ import { RegoError, type Location, type RegoErrorCode } from "./errors.ts";
 import { NodeMemo } from "./evaluator.ts";
 import { refText } from "./parser.ts";
 import type { RulePlan } from "./rules.ts";
-import type { AnswerCode, FunctionCode, NodeCode, RuleCode } from "./codegen.ts";
+import type { AnswerCode, FunctionCode, NodeCode } from "./codegen/nodes.ts";
+import type { RuleCode } from "./codegen/rule.ts";
 import { compare, keyOf, RObject, RSet, type Value } from "./values.ts";
 import { orderBody, orderTerm, termInputs } from "./safety.ts";
 

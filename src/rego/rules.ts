@@ -1,6 +1,7 @@
 import type { Term } from "./ast.ts";
 import { compileBody, type CBody } from "./bodies.ts";
-import { type Add, type FunctionCode, generate, generateAnswer, generateFunction, generateNode, type NodeCode, type RuleCode } from "./codegen.ts";
+import { type FunctionCode, generateAnswer, generateFunction, generateNode, type NodeCode } from "./codegen/nodes.ts";
+import { type Add, generate, type RuleCode } from "./codegen/rule.ts";
 import type { CompiledRule, DocNode } from "./compiler.ts";
 import { RegoError, type Location } from "./errors.ts";
 import { type Direct, FAILS, FIRST, HOLDS, NONE, type NodeMemo, NOT_DIRECT, overflowed, type Run, type Vals, type VK } from "./evaluator.ts";

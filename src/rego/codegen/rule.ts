@@ -1,10 +1,9 @@
-import type { CallTarget, Expr, Term } from "./ast.ts";
-import { builtinFailure } from "./calls.ts";
-import type { CompiledRule, DocNode } from "./compiler.ts";
-import { RegoError, type Location } from "./errors.ts";
-import type { Run } from "./evaluator.ts";
-import { allEqual, callFunction, docValue, merge } from "./rules.ts";
-import { compare, equal, isCollection, keyOf, lookup, RObject, RSet, toJS, toJSON, type Value } from "./values.ts";
+import type { CallTarget, Expr, Term } from "../ast.ts";
+import type { CompiledRule, DocNode } from "../compiler.ts";
+import type { Location } from "../errors.ts";
+import type { Run } from "../evaluator.ts";
+import { keyOf, type Value } from "../values.ts";
+import { Constants, type DataPath } from "./source.ts";
 
 /**
  * One rule (or function definition) as one generated JavaScript function. Complete rules and functions
@@ -31,123 +30,6 @@ export function generate(rule: CompiledRule, root: DocNode): RuleCode | null {
   }
 }
 
-/** A node's value in an evaluation's own context. */
-export type NodeCode = (run: Run) => Value | undefined;
-/** A function's value for its arguments in an evaluation's own context (results are remembered by the caller). */
-export type FunctionCode = (run: Run, args: readonly Value[], loc: Location) => Value | undefined;
-
-type CodeOf = (r: CompiledRule) => RuleCode;
-type DefaultValue = (run: Run, r: CompiledRule) => Value | undefined;
-
-/**
- * A node of complete rules as one function: its memo checked and stamped, its rules called in order,
- * then its default. Each rule is a call of its own function, so every call site here has one target.
- */
-export function generateNode(node: DocNode, codeOf: CodeOf, defaultValue: DefaultValue): NodeCode {
-  const c = new Constants();
-  const n = c.name(node);
-  return c.make<NodeCode>(
-    [
-      `const memo = ${n}.memo, args = [];`,
-      `return function node(run) {`,
-      `const ctx = run.ctx;`,
-      `if (memo.ctx === ctx) {`,
-      `if (memo.computing) throw recursion(${n});`,
-      `return memo.value;`,
-      `}`,
-      `memo.ctx = ctx;`,
-      `memo.computing = true;`,
-      `let prior, loc;`,
-      ...node.complete.map((r) => `loc = ${c.name(r.loc)};\nrun.enter(loc);\n${ruleCall(c, r, codeOf)}\nrun.depth--;`),
-      defaultCall(c, node, defaultValue),
-      // A `with` below may have stamped the node for its own context meanwhile: stamp it again.
-      `memo.ctx = ctx;`,
-      `memo.computing = false;`,
-      `memo.value = prior;`,
-      `return prior;`,
-      `};`,
-    ].join("\n"),
-  );
-}
-
-/** A function's definitions as one function, in order, then its default. */
-export function generateFunction(node: DocNode, codeOf: CodeOf, defaultValue: DefaultValue): FunctionCode {
-  const c = new Constants();
-  return c.make<FunctionCode>(
-    [
-      `return function call(run, args, loc) {`,
-      `run.enter(loc);`,
-      `let prior;`,
-      ...node.functions.map((r) => ruleCall(c, r, codeOf)),
-      defaultCall(c, node, defaultValue),
-      `run.depth--;`,
-      `return prior;`,
-      `};`,
-    ].join("\n"),
-  );
-}
-
-/** One rule's call; a rule whose every branch has the value already found is skipped: it cannot conflict. */
-function ruleCall(c: Constants, r: CompiledRule, codeOf: CodeOf): string {
-  const call = `prior = ${c.name(codeOf(r))}(run, prior, args, loc, undefined);`;
-  if (r.constants.some((v) => v === undefined)) return call;
-  const skip = r.constants.length === 1 ? `equal(prior, ${c.name(r.constants[0])})` : `allEqual(${c.name(r.constants)}, prior)`;
-  return `if (prior === undefined || !${skip}) ${call}`;
-}
-
-function defaultCall(c: Constants, node: DocNode, defaultValue: DefaultValue): string {
-  const d = node.defaultRule;
-  if (!d) return "";
-  const value = d.constants[0] !== undefined ? c.name(d.constants[0]) : `${c.name(defaultValue)}(run, ${c.name(d)})`;
-  return `if (prior === undefined) prior = ${value};`;
-}
-
-/** A package's answer as plain JS, given the base data under it. */
-export type AnswerCode = (run: Run, base: RObject | undefined) => Record<string, unknown>;
-
-/**
- * A package's answer as one function: the base data's entries and the rule children's values merged in
- * key order (both are sorted), a rule's value over the data's. Each child's value is read by a call with
- * one target; a function child has no value in a document.
- */
-export function generateAnswer(node: DocNode): AnswerCode {
-  const c = new Constants();
-  const lines = node.ruleChildren.map((child) => {
-    const n = c.name(child);
-    const key = c.name(child.key);
-    const value = child.isFunction ? "undefined" : child.complete.length || child.defaultRule ? `${n}.code !== undefined ? ${n}.code(run) : docValue(run, ${n}, undefined)` : `docValue(run, ${n}, own)`;
-    return [
-      `for (own = undefined; b < entries.length; b++) {`,
-      `order = keyOrder(entries[b][0], ${key});`,
-      `if (order > 0) break;`,
-      `if (order === 0) { own = entries[b++][1]; break; }`,
-      `put(out, entries[b][0], entries[b][1]);`,
-      `}`,
-      `v = ${value};`,
-      `if (v !== undefined) put(out, ${key}, v);`,
-      `else if (own !== undefined) put(out, ${key}, own);`,
-    ].join("\n");
-  });
-  return c.make<AnswerCode>(
-    [
-      `return function answer(run, base) {`,
-      `const out = {}, entries = base === undefined ? NO_MEMBERS : base.entries();`,
-      `let b = 0, own, order, v;`,
-      ...lines,
-      `for (; b < entries.length; b++) put(out, entries[b][0], entries[b][1]);`,
-      `return out;`,
-      `};`,
-    ].join("\n"),
-  );
-}
-
-function put(out: Record<string, unknown>, key: Value, v: Value): void {
-  out[typeof key === "string" ? key : toJSON(key)] = typeof v === "object" && v !== null ? toJS(v) : v;
-}
-
-/** Rego's key order, strings (nearly all keys) compared directly. */
-const keyOrder = (a: Value, b: Value) => (typeof a === "string" && typeof b === "string" ? (a < b ? -1 : a === b ? 0 : 1) : compare(a, b));
-
 const UNSUPPORTED = Symbol("unsupported");
 const unsupported = (): never => {
   throw UNSUPPORTED;
@@ -158,77 +40,6 @@ type Fail = string;
 /** Continues with a defined value, named by an identifier, and the current failure jump. */
 type Then = (value: string, fail: Fail) => string;
 type Rest = (fail: Fail) => string;
-
-/** What generated code calls: fixed names bound when the function is made. */
-let helpers: Record<string, unknown> | undefined;
-const helperTable = () => (helpers ??= { RObject, RSet, equal, compare, lookup, isCollection, docValue, callFunction, merge, allEqual, builtinFailure, recursion, readData, valuesOf, keysOf, conflict, put, keyOrder, NO_MEMBERS });
-const uses = new Map<string, RegExp>();
-const helperUse = (name: string) => uses.get(name) ?? uses.set(name, new RegExp(`\\b${name}\\b`)).get(name)!;
-
-/** A constant path into the data document, looked up once per document (documents never change). */
-interface DataPath {
-  keys: Value[];
-  from: Value | undefined;
-  found: Value | undefined;
-}
-
-function readData(c: DataPath, data: Value): Value | undefined {
-  let v: Value | undefined = data;
-  for (let i = 0; i < c.keys.length && v !== undefined; i++) v = lookup(v, c.keys[i]!);
-  c.from = data;
-  c.found = v;
-  return v;
-}
-
-const NO_MEMBERS: Value[] = [];
-
-/** The members of a collection in Rego's order (for arrays, themselves); none for anything else. */
-function valuesOf(c: Value): readonly Value[] {
-  if (Array.isArray(c)) return c;
-  if (c instanceof RObject) return c.columns()[1];
-  if (c instanceof RSet) return c.values();
-  return NO_MEMBERS;
-}
-
-/** The keys beside `valuesOf`: null for arrays (the key is the index). */
-function keysOf(c: Value): readonly Value[] | null {
-  if (c instanceof RObject) return c.columns()[0];
-  if (c instanceof RSet) return c.values();
-  return null;
-}
-
-const recursion = (node: DocNode) => new RegoError("rego_recursion_error", `rule ${node.name} is recursive`);
-const conflict = (loc: Location) => new RegoError("eval_conflict_error", "object keys must be unique", loc);
-
-/**
- * The values generated code closes over. Policy text never becomes code: a constant, key, node, built-in
- * or location reaches the source only as its index in this table (`k3`).
- */
-class Constants {
-  private readonly values: unknown[] = [];
-  private readonly names = new Map<unknown, string>();
-
-  name(value: unknown): string {
-    let name = this.names.get(value);
-    if (name === undefined) {
-      name = `k${this.values.length}`;
-      this.values.push(value);
-      this.names.set(value, name);
-    }
-    return name;
-  }
-
-  /** Makes the function `body` returns: the constants and the helpers it names are bound around it. */
-  make<F>(body: string): F {
-    const source = [
-      `"use strict";`,
-      `const { ${Object.keys(helperTable()).filter((name) => helperUse(name).test(body)).join(", ")} } = H;`,
-      ...this.values.map((_, i) => `const k${i} = K[${i}];`),
-      body,
-    ].join("\n");
-    return new Function("K", "H", source)(this.values, helperTable()) as F;
-  }
-}
 
 class RuleEmitter {
   private readonly constants = new Constants();
@@ -566,7 +377,7 @@ class RuleEmitter {
   /**
    * A data ref: its constant steps are followed down the rule tree at generation time. Where they leave it,
    * the rest is a lookup in the data document; where they reach rules, the node's value is read (a complete
-   * rule's from its memo when it has one) and the rest of the path walked in it.
+   * rule's node through its own generated function once that is warm) and the rest of the path walked in it.
    */
   private dataRef(path: readonly Term[], fail: Fail, then: Then): string {
     let node = this.root;
