@@ -207,6 +207,48 @@ unify if [input.n, 1] = [2, 1]
   });
 });
 
+describe("limits and errors in generated code", () => {
+  const compiled = (source: string, options = {}) => {
+    const engine = new RegoEngine({ ...options, compileAfter: 0 });
+    engine.load([{ id: "p.rego", source }]);
+    return engine;
+  };
+  const errorOf = (run: () => unknown) => {
+    try {
+      run();
+    } catch (e) {
+      if (e instanceof RegoError) return e;
+      throw e;
+    }
+    throw new Error("expected a RegoError");
+  };
+
+  test("the step limit cancels a combinatorial rule", () => {
+    const engine = compiled("package x\n\np := count([1 | some a in numbers.range(1, 1000); some b in numbers.range(1, 1000); a != b])\n", { maxSteps: 10_000 });
+    const e = errorOf(() => engine.evaluate("x/p"));
+    expect(e.code).toBe("eval_cancel_error");
+    expect(e.message).toBe("p.rego:3:85: evaluation exceeded 10000 steps");
+  });
+
+  test("the depth limit stops a long chain of rules", () => {
+    const rules = Array.from({ length: 300 }, (_, i) => `r${i} if r${i + 1}`).join("\n\n");
+    const e = errorOf(() => compiled(`package x\n\n${rules}\n\nr300 := true\n`, { maxDepth: 100 }).evaluate("x/r0"));
+    expect(e.code).toBe("eval_cancel_error");
+    expect(e.message).toContain("maximum depth of 100");
+  });
+
+  // The same locations as through the closures (tests/rego/engine.test.ts, bad-input.test.ts).
+  test("conflicts and strict built-in errors name where they happened", () => {
+    const source = "package x\n\nv := n if some n in input.ns\n\nf(a) := b if b := a[_]\n\ng := f(input.ns)\n\nh := 1 / input.d\n";
+    const lenient = compiled(source);
+    const strict = compiled(source, { strictBuiltinErrors: true });
+    expect(errorOf(() => lenient.evaluate("x/v", { ns: [1, 2] })).message).toBe("p.rego:3:1: rule data.x.v produced conflicting values");
+    expect(errorOf(() => lenient.evaluate("x/g", { ns: [1, 2] })).message).toBe("p.rego:7:6: function data.x.f produced conflicting values for the same inputs");
+    expect(lenient.evaluate("x/h", { d: 0 })).toEqual({});
+    expect(errorOf(() => strict.evaluate("x/h", { d: 0 })).message).toBe("p.rego:9:8: div: divide by zero");
+  });
+});
+
 describe("compiled once warm", () => {
   test("a rule runs through its closures for its first reads, then as generated code, with the same answers", () => {
     const { root } = new Compiler(builtins).compile([parseModule("package w\n\nallow if input.n > 1\n\nf(x) := x * 2\n\ndouble := f(input.n)\n", "w.rego")]);
