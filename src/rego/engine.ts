@@ -17,8 +17,8 @@ export interface RegoEngineOptions extends Partial<EvalLimits> {
   maxDocumentDepth?: number;
   /**
    * How often a rule is read through its closures before it is compiled to generated JavaScript (default
-   * 10): rules in use run faster, rules read now and then keep the closures' smaller footprint. 0 compiles
-   * every rule on its first evaluation.
+   * 32): rules in use run faster, rules read now and then keep the closures' smaller footprint and skip
+   * the generator's cost (about 0.1 ms a rule). 0 compiles every rule on its first evaluation.
    */
   compileAfter?: number;
 }
@@ -61,7 +61,7 @@ export class RegoEngine {
   constructor(options: RegoEngineOptions = {}) {
     this.limits = { maxSteps: options.maxSteps ?? DEFAULT_LIMITS.maxSteps, maxDepth: options.maxDepth ?? DEFAULT_LIMITS.maxDepth };
     this.strict = options.strictBuiltinErrors ?? false;
-    this.evalOptions = { ...this.limits, strictBuiltinErrors: this.strict, compileAfter: options.compileAfter ?? 10 };
+    this.evalOptions = { ...this.limits, strictBuiltinErrors: this.strict, compileAfter: options.compileAfter ?? 32 };
     this.maxDocumentDepth = options.maxDocumentDepth ?? 1000;
     this.active = build(new Map(), new RObject());
   }

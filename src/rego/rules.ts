@@ -61,7 +61,15 @@ const plan = (r: CompiledRule, root: DocNode) => (r.plan ??= planRule(r, root));
  * skips the generator's cost; one in use gets generated code after its first few decisions. Once warm, rules run in an evaluation's own context (no `with` active) as one function each: generated,
  * or, for what the generator leaves to closures, the closures behind the same signature.
  */
-const ruleCode = (r: CompiledRule, root: DocNode): RuleCode => (r.code ??= generate(r, root) ?? closureCode(r, root));
+function ruleCode(r: CompiledRule, root: DocNode): RuleCode {
+  if (r.code === undefined) {
+    const generated = generate(r, root);
+    // The closures the rule ran as while cold are garbage now (`with` makes them again if it needs them).
+    if (generated) r.plan = undefined;
+    r.code = generated ?? closureCode(r, root);
+  }
+  return r.code;
+}
 
 /** A node of complete rules as one function, its memo included (see generateNode). */
 const nodeCode = (node: DocNode, root: DocNode): NodeCode => (node.code ??= generateNode(node, (r) => ruleCode(r, root), defaultValue));
