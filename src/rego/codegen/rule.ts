@@ -324,8 +324,14 @@ class RuleEmitter {
     const b = target.builtin;
     if (b.binary) {
       const [x, y] = args as [string, string];
-      const numbers = `typeof ${x} === "number" && typeof ${y} === "number"`;
-      const order = (op: string) => `${numbers} ? ${x} ${op} ${y} : compare(${x}, ${y}) ${op} 0`;
+      // Numbers compare natively; a constant operand's type is known here.
+      const isNumber = (name: string) => {
+        const c = this.constants.valueOf(name);
+        return c === undefined ? `typeof ${name} === "number"` : typeof c.value === "number" ? "" : undefined;
+      };
+      const checks = [isNumber(x), isNumber(y)];
+      const numbers = checks.includes(undefined) ? undefined : checks.filter((check) => check).join(" && ") || "true";
+      const order = (op: string) => (numbers === undefined ? `compare(${x}, ${y}) ${op} 0` : `${numbers} ? ${x} ${op} ${y} : compare(${x}, ${y}) ${op} 0`);
       const inline: Record<string, string> = {
         equal: `${x} === ${y} || equal(${x}, ${y})`,
         neq: `!(${x} === ${y} || equal(${x}, ${y}))`,
@@ -362,10 +368,13 @@ class RuleEmitter {
     const out = this.temp();
     const next = (f: Fail) => this.steps(path, i + 1, out, f, then);
     if (p.type === "value") {
+      const key = p.value;
       const found =
-        typeof p.value === "string"
-          ? `${value} instanceof RObject ? ${value}.at(${this.k(keyOf(p.value))}) : lookup(${value}, ${this.k(p.value)})`
-          : `lookup(${value}, ${this.k(p.value)})`;
+        typeof key === "string"
+          ? `${value} instanceof RObject ? ${value}.at(${this.k(keyOf(key))}) : lookup(${value}, ${this.k(key)})`
+          : typeof key === "number" && Number.isInteger(key) && key >= 0
+            ? `Array.isArray(${value}) ? ${value}[${this.k(key)}] : lookup(${value}, ${this.k(key)})`
+            : `lookup(${value}, ${this.k(key)})`;
       return `${out} = ${found};\nif (${out} === undefined) ${fail}\n${next(fail)}`;
     }
     const slot = this.unboundSlot(p);

@@ -25,6 +25,12 @@ export class Constants {
     return name;
   }
 
+  /** The value a name stands for, when it names a constant of this table (`k3`). */
+  valueOf(name: string): { value: unknown } | undefined {
+    const i = /^k(\d+)$/.exec(name);
+    return i ? { value: this.values[Number(i[1])] } : undefined;
+  }
+
   /** Makes the function `body` returns: the constants and the helpers it names are bound around it. */
   make<F>(body: string): F {
     const source = [
