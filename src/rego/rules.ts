@@ -58,8 +58,9 @@ const plan = (r: CompiledRule, root: DocNode) => (r.plan ??= planRule(r, root));
 /**
  * A node (or a partial rule) is read through the closures in an evaluation's own context until it is
  * warm (`compileAfter` reads): a rule evaluated now and then keeps the closures' smaller footprint and
- * skips the generator's cost; one in use gets generated code after its first few decisions. Once warm, rules run in an evaluation's own context (no `with` active) as one function each: generated,
- * or, for what the generator leaves to closures, the closures behind the same signature.
+ * skips the generator's cost; one in use gets generated code after its first few decisions. Once warm,
+ * its rules run in an evaluation's own context (no `with` active) as one function each: generated, or,
+ * for what the generator leaves to closures, the closures behind the same signature.
  */
 function ruleCode(r: CompiledRule, root: DocNode): RuleCode {
   if (r.code === undefined) {
@@ -202,7 +203,7 @@ function evalComplete(run: Run, node: DocNode): Value | undefined {
   return result;
 }
 
-export function defaultValue(run: Run, r: CompiledRule): Value | undefined {
+function defaultValue(run: Run, r: CompiledRule): Value | undefined {
   let result: Value | undefined;
   plan(r, run.tree).branches[0]!.value.each(run, frame(r.slots), (v) => ((result = v), true));
   return result;
