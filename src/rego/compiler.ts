@@ -26,7 +26,7 @@ export interface CompiledRule {
   loc: Location;
   /** The rule as closures, compiled on its first evaluation (rules.ts). */
   plan?: RulePlan;
-  /** The rule as one function for an evaluation's own context, made once it is warm (rules.ts). */
+  /** Partial rules: the rule as one function for an evaluation's own context, made once warm (rules.ts). */
   code?: RuleCode;
   /** Partial rules: evaluations through the closures so far (rules.ts). */
   runs: number;

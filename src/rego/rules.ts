@@ -58,25 +58,44 @@ const plan = (r: CompiledRule, root: DocNode) => (r.plan ??= planRule(r, root));
 /**
  * A node (or a partial rule) is read through the closures in an evaluation's own context until it is
  * warm (`compileAfter` reads): a rule evaluated now and then keeps the closures' smaller footprint and
- * skips the generator's cost; one in use gets generated code after its first few decisions. Once warm,
- * its rules run in an evaluation's own context (no `with` active) as one function each: generated, or,
- * for what the generator leaves to closures, the closures behind the same signature.
+ * skips the generator's cost; one in use gets generated code after its first few decisions. Once warm, a
+ * node of complete rules or a function is one generated function (its rules are blocks of it), a partial
+ * rule one of its own; what the generator leaves out keeps its closures behind the same signature.
  */
+/** A partial rule as one function. */
 function ruleCode(r: CompiledRule, root: DocNode): RuleCode {
   if (r.code === undefined) {
     const generated = generate(r, root);
-    // The closures the rule ran as while cold are garbage now (`with` makes them again if it needs them).
-    if (generated) r.plan = undefined;
     r.code = generated ?? closureCode(r, root);
+    dropClosures([r], new Set(generated ? [] : [r]));
   }
   return r.code;
 }
 
 /** A node of complete rules as one function, its memo included (see generateNode). */
-const nodeCode = (node: DocNode, root: DocNode): NodeCode => (node.code ??= generateNode(node, (r) => ruleCode(r, root), defaultValue));
+function nodeCode(node: DocNode, root: DocNode): NodeCode {
+  if (node.code === undefined) {
+    const cold = new Set<CompiledRule>();
+    node.code = generateNode(node, root, (r) => (cold.add(r), closureCode(r, root)), defaultValue);
+    dropClosures(node.complete, cold);
+  }
+  return node.code;
+}
 
 /** A function's definitions as one function (see generateFunction). */
-const functionCode = (node: DocNode, root: DocNode): FunctionCode => (node.functionCode ??= generateFunction(node, (r) => ruleCode(r, root), defaultValue));
+function functionCode(node: DocNode, root: DocNode): FunctionCode {
+  if (node.functionCode === undefined) {
+    const cold = new Set<CompiledRule>();
+    node.functionCode = generateFunction(node, root, (r) => (cold.add(r), closureCode(r, root)), defaultValue);
+    dropClosures(node.functions, cold);
+  }
+  return node.functionCode;
+}
+
+/** The closures compiled rules ran as while cold are garbage now (`with` makes them again if it needs them). */
+function dropClosures(rules: CompiledRule[], kept: Set<CompiledRule>): void {
+  for (const r of rules) if (!kept.has(r)) r.plan = undefined;
+}
 
 function closureCode(r: CompiledRule, root: DocNode): RuleCode {
   const node = r.node;

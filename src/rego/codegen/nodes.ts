@@ -2,7 +2,7 @@ import type { CompiledRule, DocNode } from "../compiler.ts";
 import type { Location } from "../errors.ts";
 import type { Run } from "../evaluator.ts";
 import type { RObject, Value } from "../values.ts";
-import type { RuleCode } from "./rule.ts";
+import { CONTEXT, inlineRule, type RuleCode } from "./rule.ts";
 import { Constants } from "./source.ts";
 
 /** A node's value in an evaluation's own context. */
@@ -14,28 +14,28 @@ type CodeOf = (r: CompiledRule) => RuleCode;
 type DefaultValue = (run: Run, r: CompiledRule) => Value | undefined;
 
 /**
- * A node of complete rules as one function: its memo checked and stamped, its rules called in order,
- * then its default. Each rule is a call of its own function, so every call site here has one target.
+ * A node of complete rules as one function: its memo checked and stamped, its rules in order, then its
+ * default. Each rule's code is a block of this function; `closures` serves a rule the generator leaves out.
  */
-export function generateNode(node: DocNode, codeOf: CodeOf, defaultValue: DefaultValue): NodeCode {
+export function generateNode(node: DocNode, root: DocNode, closures: CodeOf, defaultValue: DefaultValue): NodeCode {
   const c = new Constants();
   const n = c.name(node);
   return c.make<NodeCode>(
     [
       `const memo = ${n}.memo, args = [];`,
       `return function node(run) {`,
-      `const ctx = run.ctx;`,
-      `if (memo.ctx === ctx) {`,
+      `const ${CONTEXT};`,
+      `if (memo.ctx === CTX) {`,
       `if (memo.computing) throw recursion(${n});`,
       `return memo.value;`,
       `}`,
-      `memo.ctx = ctx;`,
+      `memo.ctx = CTX;`,
       `memo.computing = true;`,
       `let prior, loc;`,
-      ...node.complete.map((r) => `loc = ${c.name(r.loc)};\nrun.enter(loc);\n${ruleCall(c, r, codeOf)}\nrun.depth--;`),
+      ...node.complete.map((r, i) => ruleBlock(c, r, `loc = ${c.name(r.loc)};\nrun.enter(loc);\n${ruleCode(c, r, i, root, closures)}\nrun.depth--;`)),
       defaultCall(c, node, defaultValue),
       // A `with` below may have stamped the node for its own context meanwhile: stamp it again.
-      `memo.ctx = ctx;`,
+      `memo.ctx = CTX;`,
       `memo.computing = false;`,
       `memo.value = prior;`,
       `return prior;`,
@@ -44,15 +44,16 @@ export function generateNode(node: DocNode, codeOf: CodeOf, defaultValue: Defaul
   );
 }
 
-/** A function's definitions as one function, in order, then its default. */
-export function generateFunction(node: DocNode, codeOf: CodeOf, defaultValue: DefaultValue): FunctionCode {
+/** A function's definitions as one function, each a block of it, in order, then its default. */
+export function generateFunction(node: DocNode, root: DocNode, closures: CodeOf, defaultValue: DefaultValue): FunctionCode {
   const c = new Constants();
   return c.make<FunctionCode>(
     [
       `return function call(run, args, loc) {`,
+      `const ${CONTEXT};`,
       `run.enter(loc);`,
       `let prior;`,
-      ...node.functions.map((r) => ruleCall(c, r, codeOf)),
+      ...node.functions.map((r, i) => ruleBlock(c, r, ruleCode(c, r, i, root, closures))),
       defaultCall(c, node, defaultValue),
       `run.depth--;`,
       `return prior;`,
@@ -61,12 +62,16 @@ export function generateFunction(node: DocNode, codeOf: CodeOf, defaultValue: De
   );
 }
 
-/** One rule's call; a rule whose every branch has the value already found is skipped: it cannot conflict. */
-function ruleCall(c: Constants, r: CompiledRule, codeOf: CodeOf): string {
-  const call = `prior = ${c.name(codeOf(r))}(run, prior, args, loc, undefined);`;
-  if (r.constants.some((v) => v === undefined)) return call;
+/** The i-th rule's code: its generated block, or a call of its closures. */
+function ruleCode(c: Constants, r: CompiledRule, i: number, root: DocNode, closures: CodeOf): string {
+  return inlineRule(r, root, c, `R${i}`) ?? `prior = ${c.name(closures(r))}(run, prior, args, loc, undefined);`;
+}
+
+/** A rule whose every branch has the value already found is skipped: it cannot conflict. */
+function ruleBlock(c: Constants, r: CompiledRule, code: string): string {
+  if (r.constants.some((v) => v === undefined)) return `{\n${code}\n}`;
   const skip = r.constants.length === 1 ? `equal(prior, ${c.name(r.constants[0])})` : `allEqual(${c.name(r.constants)}, prior)`;
-  return `if (prior === undefined || !${skip}) ${call}`;
+  return `if (prior === undefined || !${skip}) {\n${code}\n}`;
 }
 
 function defaultCall(c: Constants, node: DocNode, defaultValue: DefaultValue): string {

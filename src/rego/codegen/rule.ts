@@ -22,8 +22,29 @@ export type Add = (keys: Value[], v: Value) => void;
  * (`v2` for slot 2, `t5` for a temporary, `L1` for a label). The source holds only shapes chosen here.
  */
 export function generate(rule: CompiledRule, root: DocNode): RuleCode | null {
+  const constants = new Constants();
+  const statements = attempt(() => new RuleEmitter(rule, root, constants).statements("return prior;"));
+  if (statements === null) return null;
+  return constants.make<RuleCode>(
+    [`return function rule(run, prior, args, loc, add) {`, `const ${CONTEXT};`, statements, `return prior;`, `};`].join("\n"),
+  );
+}
+
+/**
+ * The rule as a labelled block inside a function that holds its node (see nodes.ts), with `run`, `prior`,
+ * `args` and `loc` in scope and the names of `CONTEXT` declared; null when closures must serve it.
+ */
+export function inlineRule(rule: CompiledRule, root: DocNode, constants: Constants, label: string): string | null {
+  const statements = attempt(() => new RuleEmitter(rule, root, constants).statements(`break ${label};`));
+  return statements === null ? null : `${label}: {\n${statements}\n}`;
+}
+
+/** What a rule's code reads once, at its start: the evaluation's own context, input, data and step limit. */
+export const CONTEXT = "CTX = run.ctx, IN = CTX.input, D = CTX.data, MAX_STEPS = run.maxSteps";
+
+function attempt(emit: () => string): string | null {
   try {
-    return new RuleEmitter(rule, root).build();
+    return emit();
   } catch (e) {
     if (e === UNSUPPORTED) return null;
     throw e;
@@ -42,7 +63,6 @@ type Then = (value: string, fail: Fail) => string;
 type Rest = (fail: Fail) => string;
 
 class RuleEmitter {
-  private readonly constants = new Constants();
   private temps = 0;
   private labels = 0;
   /** Slots bound where the code being emitted runs: known statically, since bodies are ordered. */
@@ -51,11 +71,13 @@ class RuleEmitter {
   constructor(
     private readonly rule: CompiledRule,
     private readonly root: DocNode,
+    private readonly constants: Constants,
   ) {}
 
-  build(): RuleCode {
+  /** The rule's statements, its locals declared first; `exit` leaves the rule with `prior` as its value. */
+  statements(exit: string): string {
     const r = this.rule;
-    const params = this.params();
+    const params = this.params(exit);
     const paramSlots = new Set(this.bound);
     const branches = [{ body: r.body, value: r.value }, ...r.elses];
     let code = "";
@@ -63,19 +85,11 @@ class RuleEmitter {
       this.bound = new Set(paramSlots);
       const label = this.label();
       const solution: Rest = r.kind === "partial" ? (fail) => this.addSolution(fail) : (fail) => this.valueSolution(branch.value, fail, label);
-      code += `held = false;\n${label}: {\n${this.body(branch.body, 0, `break ${label};`, solution)}\n}\nif (held) return prior;\n`;
+      code += `held = false;\n${label}: {\n${this.body(branch.body, 0, `break ${label};`, solution)}\n}\nif (held) ${exit}\n`;
     }
     const slots = Array.from({ length: r.slots }, (_, i) => `v${i}`);
     const temps = Array.from({ length: this.temps }, (_, i) => `t${i}`);
-    return this.constants.make<RuleCode>([
-      `return function rule(run, prior, args, loc, add) {`,
-      `const CTX = run.ctx, IN = CTX.input, D = CTX.data, MAX_STEPS = run.maxSteps;`,
-      `let held = false${[...slots, ...temps].map((n) => `, ${n}`).join("")};`,
-      params,
-      code,
-      `return prior;`,
-      `};`,
-    ].join("\n"));
+    return [`let held = false${[...slots, ...temps].map((n) => `, ${n}`).join("")};`, params, code].join("\n");
   }
 
   // ---- names
@@ -103,12 +117,12 @@ class RuleEmitter {
   // ---- rules
 
   /** Binds a function's parameters from `args` (plain variables or constants; patterns are left to closures). */
-  private params(): string {
+  private params(exit: string): string {
     let code = "";
     this.rule.args.forEach((a, i) => {
-      if (a.type === "value") code += `if (!equal(${this.k(a.value)}, args[${i}])) return prior;\n`;
+      if (a.type === "value") code += `if (!equal(${this.k(a.value)}, args[${i}])) ${exit}\n`;
       else if (a.type === "var" && a.slot !== undefined) {
-        if (this.bound.has(a.slot)) code += `if (!equal(v${a.slot}, args[${i}])) return prior;\n`;
+        if (this.bound.has(a.slot)) code += `if (!equal(v${a.slot}, args[${i}])) ${exit}\n`;
         else code += `v${a.slot} = args[${i}];\n`;
         this.bound.add(a.slot);
       } else unsupported();
