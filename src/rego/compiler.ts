@@ -49,11 +49,11 @@ export class DocNode {
   childAt: Record<string, DocNode | undefined> = Object.create(null);
   /** This node's value and function results in the current evaluation. */
   readonly memo = new NodeMemo();
-  /** Complete rules' nodes: the node's value as one function, made once warm (rules.ts, codegen.ts). */
+  /** Complete rules' nodes: the node's value as one function, made once warm (rules.ts, codegen/nodes.ts). */
   code: NodeCode | undefined = undefined;
   /** Reads through the closures so far, before the node (a rule's, a function's, a package's) is warm. */
   runs = 0;
-  /** Packages: their answer as one function, made on first use. */
+  /** Packages: their answer as one function, made once warm. */
   answer: AnswerCode | undefined = undefined;
   /** Functions' nodes: the definitions as one function, made once warm. */
   functionCode: FunctionCode | undefined = undefined;

@@ -142,7 +142,8 @@ export class RObject {
     for (const h of this.ids) values[h] = this.values[h];
     const o = new RObject(values, this.ids.slice(), this.inOrder);
     if (this.originals) o.originals = new Map(this.originals);
-    o.derived = this.derived;
+    // Shared views stay valid for the copy; its own later changes drop only its own.
+    o.derived = this.derived && { ...this.derived };
     return o;
   }
   private keyAt(h: string): Value {
