@@ -100,7 +100,7 @@ function overridden(run: Run, key: string, o: FunctionOverride, args: Value[]): 
   }
 }
 
-function builtinFailure(run: Run, e: unknown, name: string, loc: Location): undefined {
+export function builtinFailure(run: Run, e: unknown, name: string, loc: Location): undefined {
   if (e instanceof RegoError) throw e;
   if (run.strict) {
     const code = e instanceof BuiltinError && e.kind === "type" ? "eval_type_error" : "eval_builtin_error";

@@ -5,6 +5,8 @@ import { RegoError, type Location, type RegoErrorCode } from "./errors.ts";
 import { NodeMemo } from "./evaluator.ts";
 import { refText } from "./parser.ts";
 import type { RulePlan } from "./rules.ts";
+import type { AnswerCode, FunctionCode, NodeCode } from "./codegen/nodes.ts";
+import type { RuleCode } from "./codegen/rule.ts";
 import { compare, keyOf, RObject, RSet, type Value } from "./values.ts";
 import { orderBody, orderTerm, termInputs } from "./safety.ts";
 
@@ -24,6 +26,10 @@ export interface CompiledRule {
   loc: Location;
   /** The rule as closures, compiled on its first evaluation (rules.ts). */
   plan?: RulePlan;
+  /** Partial rules: the rule as one function for an evaluation's own context, made once warm (rules.ts). */
+  code?: RuleCode;
+  /** Partial rules: evaluations through the closures so far (rules.ts). */
+  runs: number;
 }
 
 /** One position in the data tree: rules attach to the node of their (ground) head path. */
@@ -43,6 +49,14 @@ export class DocNode {
   childAt: Record<string, DocNode | undefined> = Object.create(null);
   /** This node's value and function results in the current evaluation. */
   readonly memo = new NodeMemo();
+  /** Complete rules' nodes: the node's value as one function, made once warm (rules.ts, codegen/nodes.ts). */
+  code: NodeCode | undefined = undefined;
+  /** Reads through the closures so far, before the node (a rule's, a function's, a package's) is warm. */
+  runs = 0;
+  /** Packages: their answer as one function, made once warm. */
+  answer: AnswerCode | undefined = undefined;
+  /** Functions' nodes: the definitions as one function, made once warm. */
+  functionCode: FunctionCode | undefined = undefined;
 
   constructor(
     readonly key: Value,
@@ -114,6 +128,8 @@ class Scope {
 
 export class Compiler {
   private readonly rootsByPackage = new Map<string, Set<string>>();
+  /** Constant collections by identity: equal literals share one value, so checks by identity (glob delimiters) hold. */
+  private readonly literals = new Map<string, Value>();
 
   /** `root`: an already compiled tree, to compile queries against it. */
   constructor(
@@ -190,6 +206,8 @@ export class Compiler {
       slots: 0,
       loc: rule.loc,
       plan: undefined,
+      code: undefined,
+      runs: 0,
     };
     if (rule.isDefault) {
       if (kind === "partial") fail("default rules must have a constant name (no variables in the head)", rule.loc);
@@ -346,9 +364,9 @@ export class Compiler {
       }
       case "array":
       case "set":
-        return folded({ ...t, items: t.items.map((i) => this.resolveTerm(i, scope, ctx)) });
+        return this.folded({ ...t, items: t.items.map((i) => this.resolveTerm(i, scope, ctx)) });
       case "object":
-        return folded({ ...t, items: t.items.map(([k, v]) => [this.resolveTerm(k, scope, ctx), this.resolveTerm(v, scope, ctx)] as [Term, Term]) });
+        return this.folded({ ...t, items: t.items.map(([k, v]) => [this.resolveTerm(k, scope, ctx), this.resolveTerm(v, scope, ctx)] as [Term, Term]) });
       case "call": {
         const target = this.callTarget(t, ctx, scope);
         return { ...t, target, args: t.args.map((a) => this.resolveTerm(a, scope, ctx)) };
@@ -367,6 +385,16 @@ export class Compiler {
         return { ...t, body, key: this.resolveTerm(t.key, inner, ctx), value: this.resolveTerm(t.value, inner, ctx), firstLocal };
       }
     }
+  }
+
+  /** A literal made only of constants (`[":"]`, `{"a": 1}`) becomes its value, built once instead of per evaluation. */
+  private folded(t: Term): Term {
+    const value = groundValue(t);
+    if (value === undefined) return t;
+    const key = keyOf(value);
+    const shared = this.literals.get(key) ?? value;
+    this.literals.set(key, shared);
+    return { type: "value", value: shared, loc: t.loc };
   }
 
   private resolveVar(v: VarTerm, scope: Scope, ctx: ModuleContext): Term {
@@ -452,12 +480,6 @@ export function groundValue(t: Term): Value | undefined {
     default:
       return undefined;
   }
-}
-
-/** A literal made only of constants (`[":"]`, `{"a": 1}`) becomes its value, built once instead of per evaluation. */
-function folded(t: Term): Term {
-  const value = groundValue(t);
-  return value === undefined ? t : { type: "value", value, loc: t.loc };
 }
 
 function nameParts(t: Term): Value[] | undefined {

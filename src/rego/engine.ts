@@ -15,6 +15,12 @@ export interface RegoEngineOptions extends Partial<EvalLimits> {
   strictBuiltinErrors?: boolean;
   /** Deepest nesting accepted in input and data documents. */
   maxDocumentDepth?: number;
+  /**
+   * How often a rule is read through its closures before it is compiled to generated JavaScript (default
+   * 32): rules in use run faster, rules read now and then keep the closures' smaller footprint and skip
+   * the generator's cost (about 0.1 ms a rule). 0 compiles every rule on its first evaluation.
+   */
+  compileAfter?: number;
 }
 
 export interface PolicyModule {
@@ -55,7 +61,7 @@ export class RegoEngine {
   constructor(options: RegoEngineOptions = {}) {
     this.limits = { maxSteps: options.maxSteps ?? DEFAULT_LIMITS.maxSteps, maxDepth: options.maxDepth ?? DEFAULT_LIMITS.maxDepth };
     this.strict = options.strictBuiltinErrors ?? false;
-    this.evalOptions = { ...this.limits, strictBuiltinErrors: this.strict };
+    this.evalOptions = { ...this.limits, strictBuiltinErrors: this.strict, compileAfter: options.compileAfter ?? 32 };
     this.maxDocumentDepth = options.maxDocumentDepth ?? 1000;
     this.active = build(new Map(), new RObject());
   }
@@ -140,7 +146,7 @@ export class RegoEngine {
     const set = this.active;
     const { body, slots, outputs } = new Compiler(builtins, set.policy.root).compileQuery(parseQuery(query));
     const run = new Run(set.policy.root, set.data, this.toInput(options.input), {
-      ...this.limits,
+      ...this.evalOptions,
       strictBuiltinErrors: options.strictBuiltinErrors ?? this.strict,
     });
     const vals: Vals = new Array(slots);

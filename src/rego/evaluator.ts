@@ -13,6 +13,8 @@ export interface EvalLimits {
 
 export interface EvalOptions extends EvalLimits {
   strictBuiltinErrors: boolean;
+  /** Reads of a rule through its closures before it is compiled to generated JavaScript (0: at once). */
+  compileAfter: number;
 }
 
 /** A frame: the values of one rule's (or query's) variables by slot, undefined while unbound. */
@@ -93,6 +95,8 @@ export class NodeMemo {
  */
 export class Run implements BuiltinContext {
   ctx: Context;
+  /** The evaluation's own context, before any `with`: generated rule code runs only in it. */
+  readonly base: Context;
   steps = 0;
   depth = 0;
   /** Slots bound by direct expressions, as (frame, slot) pairs, unwound when their body returns. */
@@ -100,6 +104,7 @@ export class Run implements BuiltinContext {
   readonly maxSteps: number;
   readonly maxDepth: number;
   readonly strict: boolean;
+  readonly compileAfter: number;
   private now: Num | undefined;
 
   constructor(
@@ -108,10 +113,11 @@ export class Run implements BuiltinContext {
     input: Value | undefined,
     options: EvalOptions,
   ) {
-    this.ctx = new Context(input, data, undefined, undefined);
+    this.ctx = this.base = new Context(input, data, undefined, undefined);
     this.maxSteps = options.maxSteps;
     this.maxDepth = options.maxDepth;
     this.strict = options.strictBuiltinErrors;
+    this.compileAfter = options.compileAfter;
   }
 
   nowNs(): Num {

@@ -1,11 +1,13 @@
 import type { Term } from "./ast.ts";
 import { compileBody, type CBody } from "./bodies.ts";
+import { type FunctionCode, generateAnswer, generateFunction, generateNode, type NodeCode } from "./codegen/nodes.ts";
+import { type Add, generate, type RuleCode } from "./codegen/rule.ts";
 import type { CompiledRule, DocNode } from "./compiler.ts";
 import { RegoError, type Location } from "./errors.ts";
 import { type Direct, FAILS, FIRST, HOLDS, NONE, type NodeMemo, NOT_DIRECT, overflowed, type Run, type Vals, type VK } from "./evaluator.ts";
 import type { DocPath } from "./refs.ts";
 import { compileMatch, compileTerm, type CTerm, eachOf, fetch, type Match, ready } from "./terms.ts";
-import { equal, keyOf, lookup, RObject, RSet, toJS, toJSON, type Value } from "./values.ts";
+import { equal, keyOf, lookup, RObject, RSet, toJS, type Value } from "./values.ts";
 
 /** A rule's body (or an else's) with the value it gives when the body holds. */
 interface Branch {
@@ -22,7 +24,7 @@ export interface RulePlan {
   /** Functions: how each parameter takes its argument. */
   params: Param[];
   /** Functions whose parameters are patterns: every way the arguments match them. */
-  matchArgs: (run: Run, vals: Vals, args: Value[], k: () => boolean) => boolean;
+  matchArgs: (run: Run, vals: Vals, args: readonly Value[], k: () => boolean) => boolean;
 }
 
 /** A parameter that is a constant (compared), a variable (bound) or a pattern (matched). */
@@ -51,6 +53,59 @@ function matchAll(params: Term[], root: DocNode): RulePlan["matchArgs"] {
  */
 const plan = (r: CompiledRule, root: DocNode) => (r.plan ??= planRule(r, root));
 
+// ---- code for an evaluation's own context
+
+/**
+ * A node (or a partial rule) is read through the closures in an evaluation's own context until it is
+ * warm (`compileAfter` reads): a rule evaluated now and then keeps the closures' smaller footprint and
+ * skips the generator's cost; one in use gets generated code after its first few decisions. Once warm, a
+ * node of complete rules or a function is one generated function (its rules are blocks of it), a partial
+ * rule one of its own; what the generator leaves out keeps its closures behind the same signature.
+ */
+/** A partial rule as one function. */
+function ruleCode(r: CompiledRule, root: DocNode): RuleCode {
+  if (r.code === undefined) {
+    const generated = generate(r, root);
+    r.code = generated ?? closureCode(r, root);
+    dropClosures([r], new Set(generated ? [] : [r]));
+  }
+  return r.code;
+}
+
+/** A node of complete rules as one function, its memo included (see generateNode). */
+function nodeCode(node: DocNode, root: DocNode): NodeCode {
+  if (node.code === undefined) {
+    const cold = new Set<CompiledRule>();
+    node.code = generateNode(node, root, (r) => (cold.add(r), closureCode(r, root)), defaultValue);
+    dropClosures(node.complete, cold);
+  }
+  return node.code;
+}
+
+/** A function's definitions as one function (see generateFunction). */
+function functionCode(node: DocNode, root: DocNode): FunctionCode {
+  if (node.functionCode === undefined) {
+    const cold = new Set<CompiledRule>();
+    node.functionCode = generateFunction(node, root, (r) => (cold.add(r), closureCode(r, root)), defaultValue);
+    dropClosures(node.functions, cold);
+  }
+  return node.functionCode;
+}
+
+/** The closures compiled rules ran as while cold are garbage now (`with` makes them again if it needs them). */
+function dropClosures(rules: CompiledRule[], kept: Set<CompiledRule>): void {
+  for (const r of rules) if (!kept.has(r)) r.plan = undefined;
+}
+
+function closureCode(r: CompiledRule, root: DocNode): RuleCode {
+  const node = r.node;
+  if (r.kind === "function") return (run, prior, args, loc) => definitionValue(run, r, args, prior, loc);
+  if (r.kind === "partial") return (run, prior, _args, _loc, add) => (partialValues(run, r, add!), prior);
+  return (run, prior, _args, loc) => ruleValue(run, plan(r, root), frame(r.slots), prior, node, loc, false);
+}
+
+const NO_ARGS: Value[] = [];
+
 // ---- documents
 
 /** The full value of a node: base data merged with everything its rules (and its children's) produce. */
@@ -58,6 +113,10 @@ export function docValue(run: Run, node: DocNode, base: Value | undefined): Valu
   const ctx = run.ctx;
   if (ctx.overridden?.has(node) || !node.hasRules) return base;
   if (node.isFunction) return undefined;
+  if (ctx === run.base && (node.complete.length || node.defaultRule)) {
+    const code = node.code ?? (node.runs++ >= run.compileAfter ? nodeCode(node, run.tree) : undefined);
+    if (code !== undefined) return code(run);
+  }
   const memo = node.memo;
   if (memo.ctx === ctx) {
     if (memo.computing) throw new RegoError("rego_recursion_error", `rule ${node.name} is recursive`);
@@ -110,7 +169,7 @@ export function walkDoc(run: Run, node: DocNode, base: Value | undefined, path: 
 
 /**
  * The document at a constant path as plain JS, as `POST /v1/data/<path>` answers (undefined when there is
- * none): only the rules on the path run. A package's document is written straight into the answer.
+ * none): only the rules on the path run. Runs in the evaluation's own context.
  */
 export function answer(run: Run, keys: readonly Value[]): unknown {
   try {
@@ -118,7 +177,11 @@ export function answer(run: Run, keys: readonly Value[]): unknown {
     let base: Value | undefined = run.ctx.data;
     for (let i = 0; ; i++) {
       if (!node.hasRules) return toAnswer(below(base, keys, i));
-      if (i === keys.length && !node.isLeaf && node.partial.length === 0 && !(base instanceof RObject)) return packageAnswer(run, node);
+      if (i === keys.length && !node.isLeaf && node.partial.length === 0) {
+        // A package (once warm) is answered by a generated function; before, its document is built and converted.
+        const code = node.answer ?? (node.runs++ >= run.compileAfter ? (node.answer = generateAnswer(node)) : undefined);
+        if (code !== undefined) return code(run, base instanceof RObject ? base : undefined);
+      }
       if (i === keys.length || node.isLeaf) return toAnswer(below(docValue(run, node, base), keys, i));
       const key = keys[i]!;
       const child = node.childAt[keyOf(key)];
@@ -133,17 +196,6 @@ export function answer(run: Run, keys: readonly Value[]): unknown {
 
 const toAnswer = (v: Value | undefined) => (v === undefined ? undefined : toJS(v));
 
-/** What computeDoc builds for a package with no base data and no partial rules, then toJS, in one pass. */
-function packageAnswer(run: Run, node: DocNode): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const child of node.ruleChildren) {
-    if (child.isFunction) continue; // no value in a document (answers start where nothing is overridden)
-    const v = docValue(run, child, undefined);
-    if (v !== undefined) out[typeof child.key === "string" ? child.key : toJSON(child.key)] = typeof v === "object" && v !== null ? toJS(v) : v;
-  }
-  return out;
-}
-
 function below(v: Value | undefined, keys: readonly Value[], from: number): Value | undefined {
   for (let i = from; i < keys.length && v !== undefined; i++) v = lookup(v, keys[i]!);
   return v;
@@ -154,6 +206,7 @@ function below(v: Value | undefined, keys: readonly Value[], from: number): Valu
 const NO_VALUES: Vals = [];
 const frame = (slots: number): Vals => (slots === 0 ? NO_VALUES : new Array(slots));
 
+/** A node's complete rules through the closures (nodeCode does this once the node is warm). */
 function evalComplete(run: Run, node: DocNode): Value | undefined {
   let result: Value | undefined;
   const rules = node.complete;
@@ -175,8 +228,14 @@ function defaultValue(run: Run, r: CompiledRule): Value | undefined {
   return result;
 }
 
-function evalPartial(run: Run, r: CompiledRule, add: (keys: Value[], v: Value) => void): void {
+function evalPartial(run: Run, r: CompiledRule, add: Add): void {
   run.enter(r.loc);
+  if (run.ctx === run.base && (r.code !== undefined || r.runs++ >= run.compileAfter)) ruleCode(r, run.tree)(run, undefined, NO_ARGS, r.loc, add);
+  else partialValues(run, r, add);
+  run.depth--;
+}
+
+function partialValues(run: Run, r: CompiledRule, add: Add): void {
   const vals = frame(r.slots);
   const { branches, keys } = plan(r, run.tree);
   const { body, value } = branches[0]!;
@@ -188,7 +247,6 @@ function evalPartial(run: Run, r: CompiledRule, add: (keys: Value[], v: Value) =
       }),
     ),
   );
-  run.depth--;
 }
 
 /**
@@ -241,7 +299,7 @@ function solutions(run: Run, vals: Vals, { body, value }: Branch, stop: number, 
   return held ? prior : NOT_HELD;
 }
 
-function merge(prior: Value | undefined, v: Value, node: DocNode, loc: Location, fn: boolean): Value {
+export function merge(prior: Value | undefined, v: Value, node: DocNode, loc: Location, fn: boolean): Value {
   if (prior !== undefined && !equal(prior, v))
     throw new RegoError(
       "eval_conflict_error",
@@ -264,7 +322,8 @@ export function callFunction(run: Run, node: DocNode, args: Value[], loc: Locati
   }
   const known = memo.callIndex === undefined ? listed(memo, args) : memo.callIndex[argsKey(args)];
   if (known !== undefined) return known === NONE ? undefined : known;
-  const r = evalFunction(run, node, args, loc);
+  const code = ctx !== run.base ? undefined : (node.functionCode ?? (node.runs++ >= run.compileAfter ? functionCode(node, run.tree) : undefined));
+  const r = code !== undefined ? code(run, args, loc) : evalFunction(run, node, args, loc);
   // A call under another context (a `with` below) may have taken the memo over meanwhile: then keep nothing.
   if (memo.callsCtx === ctx) remember(memo, args, r === undefined ? NONE : r);
   return r;
@@ -304,6 +363,7 @@ function argsKey(args: Value[]): string {
   return key;
 }
 
+/** A function's definitions through the closures (functionCode does this once the function is warm). */
 function evalFunction(run: Run, node: DocNode, args: Value[], loc: Location): Value | undefined {
   run.enter(loc);
   let result: Value | undefined;
@@ -311,19 +371,25 @@ function evalFunction(run: Run, node: DocNode, args: Value[], loc: Location): Va
   for (let i = 0; i < definitions.length; i++) {
     const r = definitions[i]!;
     if (result !== undefined && allEqual(r.constants, result)) continue;
-    const p = plan(r, run.tree);
-    const vals = frame(r.slots);
-    const bound = bindArgs(p.params, args, vals);
-    if (bound === HOLDS) result = ruleValue(run, p, vals, result, node, loc, true);
-    else if (bound === NOT_DIRECT) result = matchedValue(run, p, vals, args, result, node, loc);
+    result = definitionValue(run, r, args, result, loc);
   }
   if (result === undefined && node.defaultRule) result = defaultValue(run, node.defaultRule);
   run.depth--;
   return result;
 }
 
+/** One definition of a function, as closures: its value for the arguments after `prior`. */
+function definitionValue(run: Run, r: CompiledRule, args: readonly Value[], prior: Value | undefined, loc: Location): Value | undefined {
+  const p = plan(r, run.tree);
+  const vals = frame(r.slots);
+  const bound = bindArgs(p.params, args, vals);
+  if (bound === HOLDS) return ruleValue(run, p, vals, prior, r.node, loc, true);
+  if (bound === NOT_DIRECT) return matchedValue(run, p, vals, args, prior, r.node, loc);
+  return prior;
+}
+
 /** A definition whose parameters are patterns: its values for every way the arguments match them. */
-function matchedValue(run: Run, p: RulePlan, vals: Vals, args: Value[], prior: Value | undefined, node: DocNode, loc: Location): Value | undefined {
+function matchedValue(run: Run, p: RulePlan, vals: Vals, args: readonly Value[], prior: Value | undefined, node: DocNode, loc: Location): Value | undefined {
   p.matchArgs(run, vals, args, () => {
     prior = ruleValue(run, p, vals, prior, node, loc, true);
     return false;
@@ -332,7 +398,7 @@ function matchedValue(run: Run, p: RulePlan, vals: Vals, args: Value[], prior: V
 }
 
 /** Binds a function's arguments when its parameters are plain variables or constants (the common case). */
-function bindArgs(params: Param[], args: Value[], vals: Vals): Direct {
+function bindArgs(params: Param[], args: readonly Value[], vals: Vals): Direct {
   for (let i = 0; i < params.length; i++) {
     const p = params[i]!;
     if (p.slot === -1) {
@@ -347,7 +413,7 @@ function bindArgs(params: Param[], args: Value[], vals: Vals): Direct {
 }
 
 /** Whether every branch's constant value equals `v` (false when a branch computes its value). */
-function allEqual(constants: (Value | undefined)[], v: Value): boolean {
+export function allEqual(constants: (Value | undefined)[], v: Value): boolean {
   for (const c of constants) if (c === undefined || !equal(c, v)) return false;
   return true;
 }

@@ -12,16 +12,19 @@ type Dict<T> = Record<string, T | undefined>;
 const dict = <T>(): Dict<T> => Object.create(null);
 
 export class RObject {
-  /** Values by key identity (`keyOf`). */
-  private values: Dict<Value> = dict();
-  /** Key identities in insertion order. */
-  private ids: string[] = [];
   /** Keys that are not their own identity (non-strings), by identity. */
-  private originals: Map<string, Value> | undefined;
-  /** Whether the keys are plain strings inserted in increasing order (then entries() needs no sort). */
-  private inOrder = true;
-  private sorted: [Value, Value][] | undefined;
-  private hash: string | undefined;
+  private originals: Map<string, Value> | undefined = undefined;
+  /** What the entries give (sorted order, columns, identity), computed when asked, dropped on change. */
+  private derived: Derived | undefined = undefined;
+
+  constructor(
+    /** Values by key identity (`keyOf`). */
+    private values: Dict<Value> = dict(),
+    /** Key identities in insertion order. */
+    private ids: string[] = [],
+    /** Whether the keys are plain strings inserted in increasing order (then entries() needs no sort). */
+    private inOrder = true,
+  ) {}
 
   static of(entries: Iterable<[Value, Value]>): RObject {
     const o = new RObject();
@@ -29,22 +32,27 @@ export class RObject {
     return o;
   }
 
+  /** An object whose keys are distinct plain strings given in increasing order (a literal's, sorted once). */
+  static sorted(keys: readonly string[], values: readonly Value[]): RObject {
+    const record = dict<Value>();
+    for (let i = 0; i < keys.length; i++) record[keys[i]!] = values[i]!;
+    return new RObject(record, keys.slice());
+  }
+
   /** A plain record's own properties converted (input and data documents), in one pass. */
   static fromRecord(record: Record<string, unknown>, depth: number, maxDepth: number): RObject {
-    const o = new RObject();
     const keys = Object.keys(record);
-    // The key list is the object's own when every key is a plain string with a value (the usual case).
-    o.ids = keys;
+    const values = dict<Value>();
     let inOrder = true;
     for (let i = 0; i < keys.length; i++) {
       const k = keys[i]!;
       const v = record[k];
       if (v === undefined || k.charCodeAt(0) === 0) return RObject.fromIrregular(record, keys, depth, maxDepth);
       if (inOrder && i > 0 && !(k > keys[i - 1]!)) inOrder = false;
-      o.values[k] = convert(v, depth, maxDepth);
+      values[k] = convert(v, depth, maxDepth);
     }
-    o.inOrder = inOrder;
-    return o;
+    // The key list is the object's own when every key is a plain string with a value (the usual case).
+    return new RObject(values, keys, inOrder);
   }
 
   /** fromRecord for records with undefined values or keys that are not their own identity. */
@@ -77,8 +85,7 @@ export class RObject {
       if (h !== key) (this.originals ??= new Map()).set(h, key);
     }
     this.values[h] = value;
-    this.sorted = undefined;
-    this.hash = undefined;
+    this.derived = undefined;
   }
   delete(key: Value): void {
     const h = keyOf(key);
@@ -89,17 +96,22 @@ export class RObject {
     this.values = values;
     this.ids = this.ids.filter((id) => id !== h);
     this.originals?.delete(h);
-    this.sorted = undefined;
-    this.hash = undefined;
+    this.derived = undefined;
   }
   /** Entries in Rego's key order (the order OPA iterates in). */
   entries(): [Value, Value][] {
-    if (!this.sorted) {
+    const d = (this.derived ??= {});
+    if (!d.sorted) {
       const out: [Value, Value][] = [];
       for (const h of this.ids) out.push([this.keyAt(h), this.values[h]!]);
-      this.sorted = this.inOrder ? out : out.sort(byKey);
+      d.sorted = this.inOrder ? out : out.sort(byKey);
     }
-    return this.sorted;
+    return d.sorted;
+  }
+  /** The keys and the values, each in Rego's key order: what a loop over the object indexes. */
+  columns(): [Value[], Value[]] {
+    const entries = this.entries();
+    return (this.derived!.columns ??= [entries.map((e) => e[0]), entries.map((e) => e[1])]);
   }
   /** Calls `each(key, value)` in Rego's key order; stops when it returns true. */
   some(each: (k: Value, v: Value) => boolean): boolean {
@@ -118,25 +130,31 @@ export class RObject {
     return out;
   }
   keyHash(): string {
-    this.hash ??= `{${[...this.ids]
+    const d = (this.derived ??= {});
+    d.hash ??= `{${[...this.ids]
       .sort()
       .map((h) => `${encodeKey(h)}:${keyOf(this.values[h]!)}`)
       .join(",")}}`;
-    return this.hash;
+    return d.hash;
   }
   copy(): RObject {
-    const o = new RObject();
-    for (const h of this.ids) o.values[h] = this.values[h];
-    o.ids = this.ids.slice();
+    const values = dict<Value>();
+    for (const h of this.ids) values[h] = this.values[h];
+    const o = new RObject(values, this.ids.slice(), this.inOrder);
     if (this.originals) o.originals = new Map(this.originals);
-    o.inOrder = this.inOrder;
-    o.sorted = this.sorted;
-    o.hash = this.hash;
+    // Shared views stay valid for the copy; its own later changes drop only its own.
+    o.derived = this.derived && { ...this.derived };
     return o;
   }
   private keyAt(h: string): Value {
     return this.originals?.has(h) ? this.originals.get(h)! : h;
   }
+}
+
+interface Derived {
+  sorted?: [Value, Value][];
+  columns?: [Value[], Value[]];
+  hash?: string;
 }
 
 /** Object entries by key; string keys (nearly all of them) compare without the general order. */

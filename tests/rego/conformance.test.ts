@@ -1,6 +1,7 @@
 /**
- * Runs OPA's own conformance cases (the shared corpus) through the engine: each case is one test, and a
- * closing line reports `N passed, N failed` over the whole corpus.
+ * Runs OPA's own conformance cases (the shared corpus) through the engine, once with rules evaluated by
+ * their closures and once as generated code: each case is one test per way, and a closing line reports
+ * `N passed, N failed` over both.
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
@@ -48,8 +49,9 @@ const resultKey = (r: Record<string, Value>, sort: boolean) =>
 /** Integers come back as bigint so values beyond a double's exact range stay exact. */
 const loadYaml = (text: string) => parse(text, { intAsBigInt: true }) as { cases: Case[] };
 
-function run(c: Case) {
-  const engine = new RegoEngine({ strictBuiltinErrors: c.strict_error ?? false });
+/** `compileAfter`: 0 runs every rule as generated code, the default runs each case's rules through closures. */
+function run(c: Case, compileAfter?: number) {
+  const engine = new RegoEngine({ strictBuiltinErrors: c.strict_error ?? false, compileAfter });
   engine.load(
     (c.modules ?? []).map((source, i) => ({ id: `module${i}.rego`, source })),
     c.data ?? {},
@@ -62,7 +64,10 @@ const files = caseFiles(CORPUS).sort();
 let passed = 0;
 let failed = 0;
 
-describe("OPA conformance", () => {
+describe.each([
+  ["closures", undefined],
+  ["generated code", 0],
+] as const)("OPA conformance through %s", (_mode, compileAfter) => {
   for (const file of files) {
     const { cases } = loadYaml(readFileSync(file, "utf8"));
     cases.forEach((c, i) => {
@@ -71,7 +76,7 @@ describe("OPA conformance", () => {
           if (c.want_error_code || c.want_error) {
             let error: unknown;
             try {
-              run(c);
+              run(c, compileAfter);
             } catch (e) {
               error = e;
             }
@@ -80,7 +85,7 @@ describe("OPA conformance", () => {
             if (c.want_error) expect((error as RegoError).message).toContain(c.want_error);
           } else {
             const sort = c.sort_bindings ?? false;
-            const actual = run(c).map((r) => resultKey(r, sort)).sort();
+            const actual = run(c, compileAfter).map((r) => resultKey(r, sort)).sort();
             const expected = (c.want_result ?? [])
               .map((r) => resultKey(Object.fromEntries(Object.entries(r).map(([k, v]) => [k, fromJS(v)])), sort))
               .sort();
@@ -97,5 +102,5 @@ describe("OPA conformance", () => {
 });
 
 afterAll(() => {
-  console.log(`${passed} passed, ${failed} failed`);
+  console.log(`${passed} passed, ${failed} failed (each case through closures and through generated code)`);
 });
