@@ -13,8 +13,11 @@ export interface PolicyAnswer {
 
 export interface DecisionProvider {
   readonly name: "embedded" | "opa";
-  /** Throws when the engine cannot be asked (unreachable, timed out, unreadable answer). */
-  evaluate(input: PolicyInput): Promise<PolicyAnswer>;
+  /**
+   * The embedded engine answers at once, a remote one with a promise. Throws (or rejects) when the engine
+   * cannot be asked (unreachable, timed out, unreadable answer, a failed evaluation).
+   */
+  evaluate(input: PolicyInput): PolicyAnswer | Promise<PolicyAnswer>;
   /** Changes whenever the policies do, so cached decisions die with them; undefined when it cannot be known. */
   cacheKey(): string | undefined;
 }
@@ -22,7 +25,7 @@ export interface DecisionProvider {
 export function embeddedProvider(engine: RegoEngine, policyPath: string): DecisionProvider {
   return {
     name: "embedded",
-    async evaluate(input) {
+    evaluate(input) {
       const { result } = engine.evaluate(policyPath, input);
       return result === undefined ? { version: engine.version } : { result, version: engine.version };
     },

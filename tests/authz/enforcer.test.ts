@@ -1,6 +1,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { capability, requiresPeer } from "../../src/authz/model.ts";
 import { opaProvider } from "../../src/authz/provider.ts";
+import { AuthzService } from "../../src/authz/service.ts";
+import { createLogger } from "../../src/log.ts";
 import { embedded, enforcer, orderBot, planner, policyEngine, reporter, self, td } from "./support.ts";
 
 const servers: { stop(force?: boolean): unknown }[] = [];
@@ -66,6 +68,15 @@ describe("inbound", () => {
     expect(noCapability).toMatchObject({ allowed: false, reason: "denied: action not permitted for caller (catalog:write)" });
     expect((await service.checkInbound(orderBot, "catalog:write", {}, capability("catalog:write"))).allowed).toBe(true);
     expect((await service.checkInbound(planner, "task.send", {}, requiresPeer("not-an-id/*"))).allowed).toBe(false);
+  });
+
+  test("without an audit log a decision's id is still unique and stays the same once read", async () => {
+    const service = new AuthzService({ provider: embedded(), policyPath: "platform/authz", selfId: () => self, requireIdentity: true, log: createLogger({ level: "error" }) });
+    const [a, b] = await Promise.all([service.checkInbound(planner, "task.send"), service.checkInbound(planner, "task.send")]);
+    expect(a.auditId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(a.auditId).toBe(a.auditId);
+    expect(b.auditId).not.toBe(a.auditId);
+    expect(Object.isFrozen(a)).toBe(true);
   });
 
   test("a context that is not JSON is denied, not thrown", async () => {
