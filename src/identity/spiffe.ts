@@ -52,8 +52,17 @@ function checkPath(text: string, path: string): void {
  */
 const wellFormed = /^spiffe:\/\/[a-z0-9._-]{1,255}(?:\/(?!\.\.?(?:\/|$))[A-Za-z0-9._-]+)*$/;
 
+/** Ids already found well formed: a workload hears from the same few callers over and over. */
+const known = new Set<string>();
+const knownLimit = 4096;
+
 export function isSpiffeId(text: unknown): text is string {
-  return typeof text === "string" && text.length <= maxLength && wellFormed.test(text);
+  if (typeof text !== "string") return false;
+  if (known.has(text)) return true;
+  if (text.length > maxLength || !wellFormed.test(text)) return false;
+  if (known.size >= knownLimit) known.clear();
+  known.add(text);
+  return true;
 }
 
 /** A trust domain name alone (`platform.local`), checked by the same rules as inside an id. */
