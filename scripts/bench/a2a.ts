@@ -1,7 +1,8 @@
 /**
  * `bun scripts/bench/a2a.ts [seconds]`: A2A throughput and latency, side by side in one run.
  *
- * 1. 64 concurrent clients send a trivial task and wait for it to complete, for `seconds` each (default 5):
+ * 1. 64 concurrent clients send a trivial task and wait for it to complete, for `seconds` each (default 5, in
+ *    rounds that take turns, so a stretch in which the machine is slow slows every server alike):
  *    this platform's A2A server (task.send, blocking, task actors on a SQLite file) against the @a2a-js/sdk
  *    reference Express server (SendMessage, blocking, echo executor, in-memory task store; a2a-reference.mjs)
  *    on Node.js, where its users run it, and on Bun. Each server runs in its own child process; this process
@@ -95,7 +96,17 @@ async function load(clients: number, seconds: number, send: () => Promise<boolea
       }
     }),
   );
-  return { completed: latencies.length, errors, seconds: (performance.now() - started) / 1000, latencies: latencies.sort((a, b) => a - b) };
+  return { completed: latencies.length, errors, seconds: (performance.now() - started) / 1000, latencies };
+}
+
+/** Rounds pooled into one result: counts and time add up, latencies are merged (then sorted). */
+function pooled(rounds: LoadResult[]): LoadResult {
+  return {
+    completed: rounds.reduce((n, r) => n + r.completed, 0),
+    errors: rounds.reduce((n, r) => n + r.errors, 0),
+    seconds: rounds.reduce((n, r) => n + r.seconds, 0),
+    latencies: rounds.flatMap((r) => r.latencies).sort((a, b) => a - b),
+  };
 }
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
@@ -167,22 +178,31 @@ async function main(seconds: number) {
     process.exit(await again.exited);
   }
   const clients = 64;
-  const measure = async (which: Server) => {
-    const server = await spawnServer(which);
-    try {
-      const send = which === "platform" ? await platformSend(server.url) : await referenceSend(server.url);
-      await load(clients, 1, send); // warm-up
-      const result = await load(clients, seconds, send);
-      const fan = which === "platform" ? await fanOut(server.url, 1000, 20) : undefined;
-      return { result, fan };
-    } finally {
-      server.proc.kill("SIGTERM");
-      await server.proc.exited;
-    }
-  };
-  console.error(`measuring ${clients} clients for ${seconds}s against each server...`);
-  const ours = await measure("platform");
-  const references = { node: await measure("reference (Node.js)"), bun: await measure("reference (Bun)") };
+  const rounds = 5;
+  const names = Object.keys(commands) as Server[];
+  const servers = await Promise.all(names.map(spawnServer));
+  const senders = await Promise.all(names.map((name, i) => (name === "platform" ? platformSend(servers[i]!.url) : referenceSend(servers[i]!.url))));
+  const results: LoadResult[][] = names.map(() => []);
+  let fanResult: Awaited<ReturnType<typeof fanOut>>;
+  try {
+    console.error(`measuring ${clients} clients against each server: ${rounds} rounds of ${seconds / rounds}s, taking turns...`);
+    for (const send of senders) await load(clients, 1, send); // warm-up
+    // Taking turns, each round starting with another server: a stretch in which the machine is slow slows all alike.
+    for (let r = 0; r < rounds; r++)
+      for (let j = 0; j < names.length; j++) {
+        const i = (r + j) % names.length;
+        // Unmeasured first: connections that went idle while the others ran are set up again outside the window.
+        await load(clients, 0.25, senders[i]!);
+        results[i]!.push(await load(clients, seconds / rounds, senders[i]!));
+      }
+    fanResult = await fanOut(servers[0]!.url, 1000, 20);
+  } finally {
+    for (const server of servers) server.proc.kill("SIGTERM");
+    await Promise.all(servers.map((server) => server.proc.exited));
+  }
+  const ours = { result: pooled(results[0]!), fan: fanResult };
+  const references = { node: { result: pooled(results[1]!) }, bun: { result: pooled(results[2]!) } };
+  const perRound = results[0]!.map((r, i) => r.completed / r.seconds / (results[1]![i]!.completed / results[1]![i]!.seconds)).sort((a, b) => a - b);
   const tput = (r: LoadResult) => r.completed / r.seconds;
   const fmt = (n: number, digits = 1) => n.toFixed(digits);
   const ratio = (a: number, b: number) => `${fmt(a / b, 2)}x`;
@@ -200,7 +220,8 @@ async function main(seconds: number) {
     ["tasks completed", String(ours.result.completed), String(references.node.result.completed), "", String(references.bun.result.completed), ""],
     ["errors", String(ours.result.errors), String(references.node.result.errors), "", String(references.bun.result.errors), ""],
   ]);
-  const fan = ours.fan!;
+  console.log(`\nThroughput ratio to the reference on Node.js, round by round: ${perRound.map((x) => `${x.toFixed(2)}x`).join(", ")}`);
+  const fan = ours.fan;
   console.log(`\nSSE fan-out (platform): ${fan.subscribers} subscribers to one task storing ${fan.eventsEach - 1} updates after they connected\n`);
   printTable([
     ["measurement", "value"],
