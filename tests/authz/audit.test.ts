@@ -157,10 +157,9 @@ describe("kafka destination", () => {
     const port = (server.address() as { port: number }).port;
     await new Promise((resolve) => server.close(resolve));
     const log = open(`kafka://127.0.0.1:${port}/platform-audit`, 3);
-    const start = performance.now();
     for (let i = 0; i < 5; i++) log.write(record());
-    // write() returned without waiting for the broker.
-    expect(performance.now() - start).toBeLessThan(1000);
+    // write() returned before any attempt to reach the broker was made: records wait in the buffer.
+    expect(log.stats()).toMatchObject({ written: 0, pending: 3, dropped: 2, failedAttempts: 0 });
     await log.flush();
     const stats = log.stats();
     expect(stats).toMatchObject({ destination: `kafka://127.0.0.1:${port}/platform-audit`, written: 0, pending: 3, dropped: 2 });
