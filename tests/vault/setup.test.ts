@@ -1,31 +1,26 @@
 /** The setup page end to end in a real headless Chromium: one-time link, add a service, check it, remove it. */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
+import { launchChromium, type RunningChromium } from "../support/chromium.ts";
 import { repoRoot } from "../support/cli.ts";
 import { githubToken, githubUpstream, startVault, type Harness } from "./harness.ts";
 
-const chromiumPath = "/usr/bin/chromium";
+let chrome: RunningChromium;
 let browser: Browser;
 let h: Harness;
 const github = githubUpstream();
 const artifacts = join(repoRoot, ".test-artifacts");
 
 beforeAll(async () => {
-  if (!existsSync(chromiumPath)) {
-    const install = Bun.spawn(["sh", "-c", "apt-get update && apt-get install -y chromium"], { stdout: "ignore", stderr: "inherit" });
-    if ((await install.exited) !== 0) throw new Error("chromium could not be installed with apt-get");
-  }
-  browser = await chromium.launch({
-    executablePath: chromiumPath,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-  });
+  chrome = await launchChromium();
+  browser = chrome.browser;
   h = await startVault();
   mkdirSync(artifacts, { recursive: true });
 }, 600_000);
 afterAll(async () => {
-  await browser?.close();
+  await chrome?.close();
   await h?.close();
   github.stop(true);
 });
