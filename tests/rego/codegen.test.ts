@@ -10,6 +10,7 @@ import { RegoEngine, RegoError } from "../../src/rego/engine.ts";
 import { Run } from "../../src/rego/evaluator.ts";
 import { parseModule } from "../../src/rego/parser.ts";
 import { answer } from "../../src/rego/rules.ts";
+import { errorOf } from "./support.ts";
 import { fromJS } from "../../src/rego/values.ts";
 
 type Outcome = { value: unknown } | { error: string };
@@ -212,15 +213,6 @@ describe("limits and errors in generated code", () => {
     const engine = new RegoEngine({ ...options, compileAfter: 0 });
     engine.load([{ id: "p.rego", source }]);
     return engine;
-  };
-  const errorOf = (run: () => unknown) => {
-    try {
-      run();
-    } catch (e) {
-      if (e instanceof RegoError) return e;
-      throw e;
-    }
-    throw new Error("expected a RegoError");
   };
 
   test("the step limit cancels a combinatorial rule", () => {
