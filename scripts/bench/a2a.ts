@@ -186,7 +186,8 @@ async function main(seconds: number) {
   let fanResult: Awaited<ReturnType<typeof fanOut>>;
   try {
     console.error(`measuring ${clients} clients against each server: ${rounds} rounds of ${seconds / rounds}s, taking turns...`);
-    for (const send of senders) await load(clients, 1, send); // warm-up
+    // Warm-up: long enough for each runtime to have compiled its hot paths; servers run for hours, not seconds.
+    for (const send of senders) await load(clients, 3, send);
     // Taking turns, each round starting with another server: a stretch in which the machine is slow slows all alike.
     for (let r = 0; r < rounds; r++)
       for (let j = 0; j < names.length; j++) {
