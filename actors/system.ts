@@ -125,6 +125,11 @@ export class ActorSystem {
     return actor as unknown as Actor<M>;
   }
 
+  /** The live actors of a kind (those restored or spawned and not yet retired or let go). */
+  *live<M extends AnyStateMachine>(kind: ActorKind<M>): Generator<Actor<M>> {
+    for (const entry of this.#entries.values()) if (entry.kind.kind === kind.kind) yield entry.actor as unknown as Actor<M>;
+  }
+
   get<M extends AnyStateMachine>(kind: ActorKind<M>, id: string): Actor<M> | undefined {
     const entry = this.#entries.get(id);
     return entry?.kind.kind === kind.kind ? (entry.actor as unknown as Actor<M>) : undefined;

@@ -1,8 +1,9 @@
 /**
- * The TaskManager: every task is a task actor; this sends it events and reads it back. The `a2a_tasks` row is
- * written by the actor kind's `record`, in the transaction that stores each snapshot, so the table never
- * disagrees with the actor. Each snapshot is also published once to the task's watchers (SSE streams, waiting
- * callers), with a short history so a stream can resume from the revision it last saw.
+ * The TaskManager: every task is a task actor; this sends it events and reads it back. A task in progress is
+ * its live actor (stored, like every actor, on each transition); a finished one is its `a2a_tasks` row, written
+ * by the actor kind's `record` in the transaction that stores the final snapshot, after which the actor is let
+ * go. Each snapshot is also published once to the task's watchers (SSE streams, waiting callers), with a short
+ * history so a stream can resume from the revision it last saw.
  */
 import { randomUUID } from "node:crypto";
 import type { Actor, SnapshotFrom } from "xstate";
@@ -75,11 +76,14 @@ export class TaskManager {
     this.kind = {
       kind: taskKindName,
       machine: taskMachine,
-      // The prepared statement runs on the connection whose transaction stores the snapshot.
-      record: (_tx, _id, snapshot) => this.#rows.save(rowOf(snapshot)),
+      // Only a finished task gets its row; the prepared statement runs on the connection whose transaction
+      // stores the snapshot.
+      record: (_tx, _id, snapshot) => {
+        if (snapshot.status !== "active") this.#rows.save(rowOf(snapshot));
+      },
       // Tasks are the busiest actors: their changes are committed a turn at a time (see committed()).
       groupCommit: true,
-      // A final task is read from its row, so its actor is let go at once.
+      // A finished task is read from its row, so its actor is let go at once.
       releaseFinal: true,
       restored: (actor) => this.#restored(actor),
     };
@@ -135,14 +139,27 @@ export class TaskManager {
     return row && { revision: row.revision, state: row.state as TaskState, task: taskOfRow(row), final: finalStates.has(row.state as TaskState) };
   }
 
-  /** Tasks newest first, optionally only those in `state` and of `type`. */
   /** How many tasks are in `state`, without reading them. */
   countTasks(state: TaskState): number {
-    return this.#rows.count(state);
+    if (finalStates.has(state)) return this.#rows.count(state);
+    let n = 0;
+    for (const snapshot of this.#inProgress()) if (snapshot.value === state) n++;
+    return n;
   }
 
+  /** Tasks newest first, optionally only those in `state` and of `type`: in progress from their actors, finished from their rows. */
   listTasks(state?: TaskState, type?: string, filter: { contextId?: string; limit?: number } = {}): Task[] {
-    return repo.listTasks(this.#db, { state, type, ...filter }).map(taskOfRow);
+    const live: TaskSnapshot[] = [];
+    for (const snapshot of this.#inProgress())
+      if ((!state || snapshot.value === state) && (!type || snapshot.context.type === type) && (!filter.contextId || snapshot.context.contextId === filter.contextId))
+        live.push(snapshot);
+    const ids = new Set(live.map((snapshot) => snapshot.context.id));
+    const tasks = [
+      ...live.map(taskOf),
+      // A row written for a task in progress by an earlier version is its actor's older copy.
+      ...repo.listTasks(this.#db, { state, type, ...filter }).filter((row) => !ids.has(row.id)).map(taskOfRow),
+    ].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
+    return filter.limit ? tasks.slice(0, filter.limit) : tasks;
   }
 
   /**
@@ -272,6 +289,13 @@ export class TaskManager {
     // The machine ignores an event its state does not take: the snapshot is then the same object.
     if (after === before) throw new TaskStateError(id, String(before.value), target);
     return taskOf(after);
+  }
+
+  *#inProgress(): Generator<TaskSnapshot> {
+    for (const actor of this.#actors.live(this.kind)) {
+      const snapshot = actor.getSnapshot();
+      if (snapshot.status === "active") yield snapshot;
+    }
   }
 
   #follow(id: string): void {

@@ -132,7 +132,7 @@ export const catalogApiKeys = sqliteTable("catalog_api_keys", {
 });
 export type ApiKeyRow = typeof catalogApiKeys.$inferSelect;
 // --- a2a ---
-/** One row per A2A task, written from the task actor's snapshot in the transaction that stores it. */
+/** One row per finished A2A task, written in the transaction that stores its actor's final snapshot (tasks in progress are their actors). */
 export const a2aTasks = sqliteTable(
   "a2a_tasks",
   {

@@ -1,4 +1,5 @@
 import { afterAll, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { TaskManager, TaskNotCancelableError, TaskNotFoundError, TaskStateError, TaskTimeoutError } from "../../src/a2a/index.ts";
 import { tempDir } from "../support/temp.ts";
@@ -43,6 +44,36 @@ test("a move the machine does not take in the task's state is refused and stores
   expect(() => manager.updateTask(pending)).toThrow(TaskStateError);
   await manager.committed();
   expect(manager.current(task.id)).toMatchObject({ revision: 1, state: "running", final: false });
+  manager.close();
+});
+
+test("a task in progress is listed and counted from its actor; its row is written when it finishes", async () => {
+  const file = join(dir.path, `tasks-${files++}.db`);
+  const manager = new TaskManager({ file });
+  const reader = new Database(file, { readonly: true });
+  const rows = (id: string) => reader.query("SELECT state FROM a2a_tasks WHERE id = ?").all(id);
+  const task = manager.createTask({ type: "echo" }, { started: true });
+  const other = manager.createTask({ type: "sum" });
+  await manager.committed();
+  expect(rows(task.id)).toEqual([]);
+  expect(manager.countTasks("running")).toBe(1);
+  expect(manager.countTasks("pending")).toBe(1);
+  expect(manager.listTasks("running").map((t) => t.id)).toEqual([task.id]);
+  expect(manager.listTasks(undefined, "sum").map((t) => t.id)).toEqual([other.id]);
+
+  const done = manager.getTask(task.id)!;
+  done.markCompleted("ok");
+  manager.updateTask(done);
+  await manager.committed();
+  expect(rows(task.id)).toEqual([{ state: "completed" }]);
+  expect(manager.countTasks("running")).toBe(0);
+  expect(manager.countTasks("completed")).toBe(1);
+  expect(manager.listTasks().map((t) => [t.id, t.state])).toEqual([
+    [other.id, "pending"],
+    [task.id, "completed"],
+  ]);
+  expect(manager.listTasks(undefined, undefined, { limit: 1 }).map((t) => t.id)).toEqual([other.id]);
+  reader.close();
   manager.close();
 });
 
