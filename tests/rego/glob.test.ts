@@ -57,3 +57,14 @@ test("globs with other wildcards still match through the regex", () => {
   engine.load([{ id: "g.rego", source: 'package g\n\nm := [glob.match("a?c", [], "abc"), glob.match("{x,y}:*", [":"], "y:z"), glob.match("a**", [":"], "a:b:c"), glob.match("[ab]*", [":"], "c")]\n' }]);
   expect(engine.evaluate("g/m").result).toEqual([true, true, true, false]);
 });
+
+test("a '-' among several delimiters is a delimiter, not a range between its neighbours", () => {
+  const engine = new RegoEngine();
+  engine.load([
+    {
+      id: "g.rego",
+      source: `package g\n\nm := [glob.match("*", [".", "-", "/"], "a-b"), glob.match("a?c", [".", "-", "/"], "a-c"), glob.match("*", [".", "-", "/"], "ab"), glob.match("a?c", ["a", "-", "z"], "amc")]\n`,
+    },
+  ]);
+  expect(engine.evaluate("g/m").result).toEqual([false, false, true, true]);
+});

@@ -25,7 +25,8 @@ function compiled(pattern: string): RE2JS {
   return re;
 }
 
-const escapeRe = (c: string) => c.replace(/[\\.+*?()|[\]{}^$]/g, "\\$&");
+// `-` too: inside the delimiters' character class it would otherwise make a range of its neighbours.
+const escapeRe = (c: string) => c.replace(/[\\.+*?()|[\]{}^$-]/g, "\\$&");
 
 /** Translates a glob (gobwas/glob syntax, as OPA uses) into an anchored RE2 expression. */
 function globToRegex(glob: string, delimiters: string[]): string {
@@ -107,7 +108,7 @@ function globMatcher(pattern: string, delimiters: string[], given: Value): (s: s
 const globCache = new Map<string, Map<string, (s: string) => boolean>>();
 
 const NOT_STARS_ONLY = /[?[\]{}\\]|\*\*|[\uD800-\uDFFF]/;
-const UNSAFE_DELIMITER = /[-\uD800-\uDFFF]/;
+const UNSAFE_DELIMITER = /[\uD800-\uDFFF]/;
 
 /**
  * A glob whose only wildcards are single `*`s ("catalog:*", the common shape) as a direct matcher, several
