@@ -125,8 +125,8 @@ export class RObject {
   /** The object as a plain JS record, its values converted by `convert` (toJS), in Rego's key order. */
   toRecord(convert: (v: Value) => unknown): Record<string, unknown> {
     const out: Record<string, unknown> = {};
-    if (this.inOrder) for (const h of this.ids) out[h] = convert(this.values[h]!);
-    else for (const [k, v] of this.entries()) out[typeof k === "string" ? k : toJSON(k)] = convert(v);
+    if (this.inOrder) for (const h of this.ids) setOwn(out, h, convert(this.values[h]!));
+    else for (const [k, v] of this.entries()) setOwn(out, typeof k === "string" ? k : toJSON(k), convert(v));
     return out;
   }
   keyHash(): string {
@@ -378,6 +378,12 @@ function convert(y: unknown, depth: number, maxDepth: number): Value {
     default:
       throw new RegoError("invalid_input", `cannot convert a ${typeof y} to a Rego value`);
   }
+}
+
+/** Sets an own property, `__proto__` included: assigning that key would set the object's prototype instead. */
+export function setOwn(out: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === "__proto__") Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  else out[key] = value;
 }
 
 /**

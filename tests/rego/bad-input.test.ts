@@ -106,3 +106,19 @@ describe("expensive evaluation", () => {
     expect(errorOf(() => strict.evaluate("x/p")).code).toBe("eval_builtin_error");
   });
 });
+
+describe("hostile keys", () => {
+  test("a __proto__ key is an ordinary key of the answer, through closures and generated code alike", () => {
+    const source = 'package p\n\nx := {"__proto__": 1, "a": 2}\n\ny := json.unmarshal(`{"__proto__": {"polluted": true}}`)\n\nz := input.__proto__\n';
+    for (const compileAfter of [1000, 0]) {
+      const engine = new RegoEngine({ compileAfter });
+      engine.load([{ id: "p.rego", source }]);
+      for (let i = 0; i < 3; i++) {
+        const result = engine.evaluate("p", JSON.parse('{"__proto__": "from input"}')).result as Record<string, Record<string, unknown>>;
+        expect(JSON.stringify(result)).toBe('{"x":{"__proto__":1,"a":2},"y":{"__proto__":{"polluted":true}},"z":"from input"}');
+        expect(Object.getPrototypeOf(result.y)).toBe(Object.prototype);
+        expect(result.y!.polluted).toBeUndefined();
+      }
+    }
+  });
+});

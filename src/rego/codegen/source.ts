@@ -2,7 +2,7 @@ import type { DocNode } from "../compiler.ts";
 import { builtinFailure } from "../calls.ts";
 import { RegoError, type Location } from "../errors.ts";
 import { allEqual, callFunction, docValue, merge } from "../rules.ts";
-import { compare, equal, isCollection, lookup, RObject, RSet, toJS, toJSON, type Value } from "../values.ts";
+import { compare, equal, isCollection, lookup, RObject, RSet, setOwn, toJS, toJSON, type Value } from "../values.ts";
 
 /**
  * What generated code is made of besides its own shapes: a table of constants it closes over, and the
@@ -86,7 +86,7 @@ export const conflict = (loc: Location) => new RegoError("eval_conflict_error", 
 
 /** Puts one entry of a document into a JS answer, converted as OPA writes JSON. */
 export function put(out: Record<string, unknown>, key: Value, v: Value): void {
-  out[typeof key === "string" ? key : toJSON(key)] = typeof v === "object" && v !== null ? toJS(v) : v;
+  setOwn(out, typeof key === "string" ? key : toJSON(key), typeof v === "object" && v !== null ? toJS(v) : v);
 }
 
 /** Rego's key order, strings (nearly all keys) compared directly. */
