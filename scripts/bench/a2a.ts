@@ -12,7 +12,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { printTable } from "./support.ts";
+import { firstLine, printTable } from "./support.ts";
 
 
 // --- the servers ---
@@ -62,15 +62,7 @@ type Server = keyof typeof commands;
 
 async function spawnServer(which: Server) {
   const proc = Bun.spawn(commands[which], { stdout: "pipe", stderr: "inherit" });
-  const reader = proc.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  while (!text.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`${which} exited before listening`);
-    text += value;
-  }
-  reader.releaseLock();
-  return { proc, url: (JSON.parse(text.slice(0, text.indexOf("\n"))) as { url: string }).url };
+  return { proc, url: (JSON.parse(await firstLine(proc.stdout, which)) as { url: string }).url };
 }
 
 interface LoadResult {

@@ -24,6 +24,7 @@ import { FileSvidSource } from "../../src/identity/svid.ts";
 import { createCa, issueSvid } from "../../src/identity/x509.ts";
 import { createLogger } from "../../src/log.ts";
 import { RegoEngine } from "../../src/rego/engine.ts";
+import { firstLine } from "./support.ts";
 
 const log = createLogger({ level: "error" });
 const planner = "spiffe://platform.local/agent/planner";
@@ -107,7 +108,7 @@ async function main(decisions: number, roundTrips: number) {
   const engine = benchEngine();
   const localOpa = opaListener(engine);
   const remoteOpa = Bun.spawn([process.execPath, import.meta.path, "serve-opa"], { stdout: "pipe", stderr: "inherit" });
-  const remotePort = await portOf(remoteOpa);
+  const remotePort = Number(await firstLine(remoteOpa.stdout, "the OPA-compatible listener"));
 
   const enforcer = (provider: DecisionProvider, cacheTtlMs = 0) =>
     new AuthzService({ provider, policyPath: "platform/authz", selfId: () => self, requireIdentity: true, cacheTtlMs, log });
@@ -221,17 +222,4 @@ async function main(decisions: number, roundTrips: number) {
   remoteOpa.kill("SIGTERM");
   await Promise.all([remoteOpa.exited, localOpa.stop(true), mtlsServer.stop(), plainServer.stop(), mtlsApp.stop(true), plainApp.stop(true)]);
   rmSync(dir, { recursive: true, force: true });
-}
-
-/** The port a `serve-opa` child prints on its first line. */
-async function portOf(child: { stdout: ReadableStream<Uint8Array<ArrayBuffer>> }): Promise<number> {
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  while (!text.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error("the OPA-compatible listener exited before listening");
-    text += value;
-  }
-  reader.releaseLock();
-  return Number(text.slice(0, text.indexOf("\n")));
 }

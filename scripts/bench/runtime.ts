@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { load, type LoadResult, median, printTable, root, rssMiB } from "./support.ts";
+import { firstLine, lines, load, type LoadResult, median, printTable, root, rssMiB } from "./support.ts";
 
 const { values } = parseArgs({ options: { runs: { type: "string", default: "10" }, seconds: { type: "string", default: "5" } } });
 const runs = Number(values.runs);
@@ -36,18 +36,6 @@ async function startServe(command: string[], dataDir: string) {
   if (res.status !== 200) throw new Error(`health answered ${res.status}`);
   const ms = performance.now() - started;
   return { proc, url, ms, health: await res.text() };
-}
-
-async function* lines(stream: ReadableStream): AsyncGenerator<string> {
-  let buffered = "";
-  for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
-    buffered += chunk;
-    let newline: number;
-    while ((newline = buffered.indexOf("\n")) >= 0) {
-      yield buffered.slice(0, newline);
-      buffered = buffered.slice(newline + 1);
-    }
-  }
 }
 
 async function drain(rest: AsyncGenerator<string>): Promise<void> {
@@ -103,7 +91,7 @@ try {
   const healthFile = join(work, "health.json");
   writeFileSync(healthFile, platform.health);
   const bare = Bun.spawn(["bun", join(import.meta.dir, "bare-health.ts"), healthFile], { stdout: "pipe", stderr: "inherit" });
-  const barePort = (await lines(bare.stdout).next()).value as string;
+  const barePort = await firstLine(bare.stdout, "the bare server");
   // Rounds taking turns, so a stretch in which the machine is slow slows both alike.
   const rounds = Math.max(1, Math.min(5, seconds));
   const ourRounds: LoadResult[] = [];

@@ -48,6 +48,26 @@ export async function load(url: string, { connections = 64, seconds = 5, method 
   return { requestsPerSecond: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx };
 }
 
+/** A stream's text line by line (a child process's output). */
+export async function* lines(stream: ReadableStream<Uint8Array<ArrayBuffer>>): AsyncGenerator<string> {
+  let buffered = "";
+  for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
+    buffered += chunk;
+    let newline: number;
+    while ((newline = buffered.indexOf("\n")) >= 0) {
+      yield buffered.slice(0, newline);
+      buffered = buffered.slice(newline + 1);
+    }
+  }
+}
+
+/** The first line a child prints (its port or URL); throws, naming `who`, if it exits first. */
+export async function firstLine(stream: ReadableStream<Uint8Array<ArrayBuffer>>, who: string): Promise<string> {
+  const { value, done } = await lines(stream).next();
+  if (done) throw new Error(`${who} exited before listening`);
+  return value;
+}
+
 /** Reads a process's resident set size in MiB (Linux). */
 export async function rssMiB(pid: number): Promise<number> {
   const status = await Bun.file(`/proc/${pid}/status`).text();
