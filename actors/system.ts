@@ -120,8 +120,11 @@ export class ActorSystem {
     const registered = this.#kindOf(kind.kind);
     const actor = createActor(registered.machine, from ? { id, snapshot: from } : { id, input });
     const entry = this.#track(id, registered, actor, new Date(this.#now()), false);
-    if (entry.failed instanceof ActorExistsError) this.#forget(id);
-    if (entry.failed) throw entry.failed instanceof ActorExistsError ? entry.failed : new ActorPersistError(id, entry.failed);
+    if (entry.failed instanceof ActorExistsError) {
+      this.#forget(id);
+      throw entry.failed;
+    }
+    if (entry.failed) throw new ActorPersistError(id, entry.failed);
     return actor as unknown as Actor<M>;
   }
 

@@ -1,9 +1,9 @@
 /**
  * An A2A task: pending -> running -> completed | failed | cancelled; a task whose handler starts at once is
- * created running (its first snapshot is resolved there, see `createdRunning`). The three last are final: a final task never moves again, and no event changes it. Every
- * event carries its time (`at`, epoch ms) so the machine stays pure, and may carry `changes` (messages and
- * artifacts to append, metadata to merge) so a handler's output lands in the same transition as the state it
- * reaches.
+ * created running (its first snapshot is resolved there, see `createdRunning`). The three last are final: a
+ * final task never moves again, and no event changes it. Every event carries its time (`at`, epoch ms) so the
+ * machine stays pure, and may carry `changes` (messages and artifacts to append, metadata to merge) so a
+ * handler's output lands in the same transition as the state it reaches.
  */
 import { assign, setup } from "xstate";
 import type { TaskArtifact, TaskMessage } from "../src/a2a/model.ts";
