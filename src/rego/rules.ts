@@ -55,13 +55,12 @@ const plan = (r: CompiledRule, root: DocNode) => (r.plan ??= planRule(r, root));
 
 // ---- code for an evaluation's own context
 
-/**
- * A node (or a partial rule) is read through the closures in an evaluation's own context until it is
- * warm (`compileAfter` reads): a rule evaluated now and then keeps the closures' smaller footprint and
- * skips the generator's cost; one in use gets generated code after its first few decisions. Once warm, a
- * node of complete rules or a function is one generated function (its rules are blocks of it), a partial
- * rule one of its own; what the generator leaves out keeps its closures behind the same signature.
- */
+// A node (or a partial rule) is read through the closures in an evaluation's own context until it is warm
+// (`compileAfter` reads): a rule evaluated now and then keeps the closures' smaller footprint and skips the
+// generator's cost; one in use gets generated code after its first few decisions. Once warm, a node of
+// complete rules or a function is one generated function (its rules are blocks of it), a partial rule one of
+// its own; what the generator leaves out keeps its closures behind the same signature.
+
 /** A partial rule as one function. */
 function ruleCode(r: CompiledRule, root: DocNode): RuleCode {
   if (r.code === undefined) {
@@ -73,23 +72,19 @@ function ruleCode(r: CompiledRule, root: DocNode): RuleCode {
 }
 
 /** A node of complete rules as one function, its memo included (see generateNode). */
-function nodeCode(node: DocNode, root: DocNode): NodeCode {
-  if (node.code === undefined) {
-    const cold = new Set<CompiledRule>();
-    node.code = generateNode(node, root, (r) => (cold.add(r), closureCode(r, root)), defaultValue);
-    dropClosures(node.complete, cold);
-  }
-  return node.code;
-}
+const nodeCode = (node: DocNode, root: DocNode): NodeCode =>
+  (node.code ??= generatedFor(node.complete, root, (closures) => generateNode(node, root, closures, defaultValue)));
 
 /** A function's definitions as one function (see generateFunction). */
-function functionCode(node: DocNode, root: DocNode): FunctionCode {
-  if (node.functionCode === undefined) {
-    const cold = new Set<CompiledRule>();
-    node.functionCode = generateFunction(node, root, (r) => (cold.add(r), closureCode(r, root)), defaultValue);
-    dropClosures(node.functions, cold);
-  }
-  return node.functionCode;
+const functionCode = (node: DocNode, root: DocNode): FunctionCode =>
+  (node.functionCode ??= generatedFor(node.functions, root, (closures) => generateFunction(node, root, closures, defaultValue)));
+
+/** Code made for `rules` together: the rules it leaves to closures keep them, the others drop theirs. */
+function generatedFor<C>(rules: CompiledRule[], root: DocNode, make: (closures: (r: CompiledRule) => RuleCode) => C): C {
+  const cold = new Set<CompiledRule>();
+  const code = make((r) => (cold.add(r), closureCode(r, root)));
+  dropClosures(rules, cold);
+  return code;
 }
 
 /** The closures compiled rules ran as while cold are garbage now (`with` makes them again if it needs them). */
