@@ -18,8 +18,8 @@ const changes = {
   finishedAt: sql`excluded.finished_at`,
 };
 
-const statements = preparedOn((db) => {
-  const row = db.insert(actors).values({
+const insertRow = (db: DbOrTx) =>
+  db.insert(actors).values({
     id: p("id"),
     kind: p("kind"),
     status: p("status"),
@@ -31,18 +31,16 @@ const statements = preparedOn((db) => {
     // Raw SQL: drizzle's timestamp encoder cannot take a null placeholder value.
     finishedAt: sql`${p("finishedAt")}`,
   });
-  return {
-    // A new actor's row: a taken id fails on the primary key, so spawning needs no lookup first.
-    insert: row.prepare(),
-    save: row.onConflictDoUpdate({ target: actors.id, set: changes }).prepare(),
-    find: db.select().from(actors).where(eq(actors.id, p("id"))).prepare(),
-  };
-});
+// Each is prepared on its first use: a start that only restores actors builds no insert.
+// A new actor's row: a taken id fails on the primary key, so spawning needs no lookup first.
+const insertStatement = preparedOn((db) => insertRow(db).prepare());
+const saveStatement = preparedOn((db) => insertRow(db).onConflictDoUpdate({ target: actors.id, set: changes }).prepare());
+const findStatement = preparedOn((db) => db.select().from(actors).where(eq(actors.id, p("id"))).prepare());
 
 /** Stores a new actor's first snapshot; false, with nothing written, when a row already has its id. */
 export function insertActor(db: DbOrTx, row: ActorRow): boolean {
   try {
-    statements(db).insert.run(encoded(row));
+    insertStatement(db).run(encoded(row));
     return true;
   } catch (error) {
     if ((error as { code?: unknown }).code === "SQLITE_CONSTRAINT_PRIMARYKEY") return false;
@@ -51,12 +49,12 @@ export function insertActor(db: DbOrTx, row: ActorRow): boolean {
 }
 
 export function saveActor(db: DbOrTx, row: ActorRow): void {
-  statements(db).save.run(encoded(row));
+  saveStatement(db).run(encoded(row));
 }
 
 const encoded = (row: ActorRow) => ({ ...row, finishedAt: row.finishedAt?.getTime() ?? null });
 
-export const findActor = (db: DbOrTx, id: string): ActorRow | undefined => statements(db).find.get({ id });
+export const findActor = (db: DbOrTx, id: string): ActorRow | undefined => findStatement(db).get({ id });
 
 export const activeActors = (db: DbOrTx): ActorRow[] => db.select().from(actors).where(eq(actors.status, "active")).all();
 
