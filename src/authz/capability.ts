@@ -7,7 +7,7 @@
 import { Elysia } from "elysia";
 import type { Server } from "bun";
 import type { CapabilityFactory, Runtime } from "../capability.ts";
-import { loopbackUpstream, MtlsFront } from "../identity/mtls.ts";
+import type { MtlsFront } from "../identity/mtls.ts";
 import { configuredSpiffeId, openSvidSource } from "../identity/service.ts";
 import { svidIdentityProvider, type SvidSource } from "../identity/svid.ts";
 import { RegoEngine } from "../rego/engine.ts";
@@ -121,6 +121,8 @@ export const authzCapability: CapabilityFactory = async (runtime) => {
     async start() {
       if (identity.mtls.enabled) {
         if (!source) throw new Error("identity.mtls.enabled needs an SVID: set identity.svid.* or run in development");
+        // Loaded only here: node:tls and node:net cost a start without mTLS several milliseconds.
+        const { loopbackUpstream, MtlsFront } = await import("../identity/mtls.ts");
         parts.front = await MtlsFront.listen({
           source,
           host: identity.mtls.host,

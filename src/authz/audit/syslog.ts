@@ -1,11 +1,11 @@
 /**
  * `syslog://host:port` (UDP, one message per datagram) or `syslog://host:port?transport=tcp` (RFC 6587 octet
  * counting). Messages are RFC 5424: facility "log audit" (13), severity notice for denials and info for grants,
- * the record as UTF-8 JSON in MSG.
+ * the record as UTF-8 JSON in MSG. The socket modules are loaded on the first delivery, so a platform that
+ * audits elsewhere never loads them.
  */
-import { createSocket, type Socket as UdpSocket } from "node:dgram";
-import { isIPv6 } from "node:net";
-import { connect, type Socket } from "node:net";
+import type { Socket as UdpSocket } from "node:dgram";
+import type { Socket } from "node:net";
 import { hostname } from "node:os";
 import type { AuditRecord, AuditTransport } from "./log.ts";
 
@@ -23,11 +23,14 @@ export function syslogTransport(address: { host: string; port: number; transport
 }
 
 function udp({ host: target, port }: { host: string; port: number }): AuditTransport {
-  let socket: UdpSocket | undefined;
+  let opened: Promise<UdpSocket> | undefined;
   return {
     description: `syslog://${target}:${port}`,
     async deliver(records) {
-      socket ??= createSocket(isIPv6(target) ? "udp6" : "udp4").unref();
+      opened ??= Promise.all([import("node:dgram"), import("node:net")]).then(([{ createSocket }, { isIPv6 }]) =>
+        createSocket(isIPv6(target) ? "udp6" : "udp4").unref(),
+      );
+      const socket = await opened;
       for (const record of records) {
         const { promise, resolve, reject } = Promise.withResolvers<void>();
         socket.send(Buffer.from(formatSyslog(record)), port, target, (error) => (error ? reject(error) : resolve()));
@@ -35,7 +38,7 @@ function udp({ host: target, port }: { host: string; port: number }): AuditTrans
       }
     },
     async close() {
-      socket?.close();
+      (await opened)?.close();
     },
   };
 }
@@ -44,6 +47,7 @@ function tcp({ host: target, port }: { host: string; port: number }): AuditTrans
   let socket: Socket | undefined;
   const open = async () => {
     if (socket && !socket.destroyed) return socket;
+    const { connect } = await import("node:net");
     const next = connect({ host: target, port });
     const { promise, resolve, reject } = Promise.withResolvers<void>();
     next.once("connect", resolve).once("error", reject);
