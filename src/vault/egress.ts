@@ -2,9 +2,9 @@
  * Egress policy: the agent supplies a method and a path, never a host. The URL is always the service's base
  * URL plus that path; the host must resolve to public addresses unless the service explicitly allows an
  * address class (loopback, private, link-local, cloud metadata); method and path must be on the allowlists.
+ * The address parser and the resolver are loaded with the first call through the vault, not at start-up.
  */
-import { lookup } from "node:dns/promises";
-import ipaddr from "ipaddr.js";
+import type ipaddr from "ipaddr.js";
 import { VaultError } from "./errors.ts";
 import type { AddressClass, ServiceSettings } from "./model.ts";
 
@@ -62,10 +62,10 @@ export function agentHeaders(headers: Record<string, string> = {}, owned: string
 
 /** Resolves the host and refuses addresses in classes the service does not allow. */
 export async function assertPublicAddress(hostname: string, allowed: AddressClass[]): Promise<void> {
+  const { default: ip } = await import("ipaddr.js");
   const host = hostname.replace(/^\[|\]$/g, "");
-  const addresses = ipaddr.isValid(host) ? [host] : await resolve(host);
-  for (const address of addresses) {
-    const kind = classify(address);
+  for (const address of ip.isValid(host) ? [host] : await resolve(host)) {
+    const kind = classify(ip.process(address));
     if (kind !== "public" && !allowed.includes(kind as AddressClass))
       throw new VaultError("EGRESS_DENIED", `${hostname} resolves to a ${kind.replace("_", "-")} address, which this service does not allow`);
   }
@@ -73,6 +73,7 @@ export async function assertPublicAddress(hostname: string, allowed: AddressClas
 
 async function resolve(host: string): Promise<string[]> {
   try {
+    const { lookup } = await import("node:dns/promises");
     return (await lookup(host, { all: true })).map((a) => a.address);
   } catch {
     throw new VaultError("UPSTREAM_UNREACHABLE", `${host} does not resolve`);
@@ -81,8 +82,7 @@ async function resolve(host: string): Promise<string[]> {
 
 const metadataAddresses = new Set(["169.254.169.254", "169.254.170.2", "100.100.100.200", "fd00:ec2::254"]);
 
-export function classify(address: string): AddressClass | "public" | "reserved" {
-  const parsed = ipaddr.process(address);
+function classify(parsed: ipaddr.IPv4 | ipaddr.IPv6): AddressClass | "public" | "reserved" {
   if (metadataAddresses.has(parsed.toNormalizedString()) || metadataAddresses.has(parsed.toString())) return "metadata";
   switch (parsed.range()) {
     case "unicast":

@@ -2,7 +2,6 @@
  * Puts a credential into an outgoing request at the transport layer, by the service's injection method, and
  * lists which values of a credential are secret (so the sanitizer knows what to remove).
  */
-import { AwsV4Signer } from "aws4fetch";
 import { VaultError } from "./errors.ts";
 import type { Credential, Injection } from "./model.ts";
 import type { CredentialField } from "./templates.ts";
@@ -44,6 +43,8 @@ export async function inject(request: OutgoingRequest, injection: Injection, cre
       return { ...request, url };
     }
     case "aws_sigv4": {
+      // Loaded for the first signed request: most platforms hold no AWS credential.
+      const { AwsV4Signer } = await import("aws4fetch");
       const signer = new AwsV4Signer({
         url: request.url.href,
         method: request.method,

@@ -1,12 +1,14 @@
-import { RE2JS } from "re2js";
+import type { RE2JS } from "re2js";
 import { BuiltinError } from "../errors.ts";
 import { type Value } from "../values.ts";
 import { builtin, operandError, str } from "./builtin.ts";
 
 /**
  * regex.* and glob.match run on RE2 (re2js), as OPA does on Go's regexp: linear-time matching, so a
- * policy or input cannot trigger catastrophic backtracking.
+ * policy or input cannot trigger catastrophic backtracking. re2js is large and most policies use no pattern,
+ * so it is required with the first one rather than imported at start-up.
  */
+let re2: typeof RE2JS | undefined;
 const MAX_CACHED = 500;
 const cache = new Map<string, RE2JS | BuiltinError>();
 
@@ -14,7 +16,7 @@ function compiled(pattern: string): RE2JS {
   let re = cache.get(pattern);
   if (!re) {
     try {
-      re = RE2JS.compile(pattern);
+      re = (re2 ??= (require("re2js") as typeof import("re2js")).RE2JS).compile(pattern);
     } catch (e) {
       re = new BuiltinError(e instanceof Error ? e.message : String(e));
     }
