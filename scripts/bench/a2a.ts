@@ -12,7 +12,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { firstLine, printTable } from "./support.ts";
+import { firstLine, inTurns, printTable } from "./support.ts";
 
 
 // --- the servers ---
@@ -174,20 +174,20 @@ async function main(seconds: number) {
   const names = Object.keys(commands) as Server[];
   const servers = await Promise.all(names.map(spawnServer));
   const senders = await Promise.all(names.map((name, i) => (name === "platform" ? platformSend(servers[i]!.url) : referenceSend(servers[i]!.url))));
-  const results: LoadResult[][] = names.map(() => []);
+  let results: LoadResult[][];
   let fanResult: Awaited<ReturnType<typeof fanOut>>;
   try {
     console.error(`measuring ${clients} clients against each server: ${rounds} rounds of ${seconds / rounds}s, taking turns...`);
     // Warm-up: long enough for each runtime to have compiled its hot paths; servers run for hours, not seconds.
     for (const send of senders) await load(clients, 3, send);
-    // Taking turns, each round starting with another server: a stretch in which the machine is slow slows all alike.
-    for (let r = 0; r < rounds; r++)
-      for (let j = 0; j < names.length; j++) {
-        const i = (r + j) % names.length;
+    results = await inTurns(
+      rounds,
+      senders.map((send) => async () => {
         // Unmeasured first: connections that went idle while the others ran are set up again outside the window.
-        await load(clients, 0.25, senders[i]!);
-        results[i]!.push(await load(clients, seconds / rounds, senders[i]!));
-      }
+        await load(clients, 0.25, send);
+        return load(clients, seconds / rounds, send);
+      }),
+    );
     fanResult = await fanOut(servers[0]!.url, 1000, 20);
   } finally {
     for (const server of servers) server.proc.kill("SIGTERM");

@@ -24,7 +24,7 @@ import { FileSvidSource } from "../../src/identity/svid.ts";
 import { createCa, issueSvid } from "../../src/identity/x509.ts";
 import { createLogger } from "../../src/log.ts";
 import { RegoEngine } from "../../src/rego/engine.ts";
-import { firstLine } from "./support.ts";
+import { firstLine, inTurns } from "./support.ts";
 
 const log = createLogger({ level: "error" });
 const planner = "spiffe://platform.local/agent/planner";
@@ -141,14 +141,11 @@ async function main(decisions: number, roundTrips: number) {
   for (const s of inProcess) await s.warm(perRound);
   for (const s of overHttp) await s.warm(perHttpRound * 2);
   const all = [...inProcess, ...overHttp];
-  for (let r = 0; r < rounds; r++) {
-    Bun.gc(true);
-    // Each round starts with a different path.
-    for (let j = 0; j < all.length; j++) {
-      const s = all[(r + j) % all.length]!;
-      await s.round(overHttp.includes(s) ? perHttpRound : perRound);
-    }
-  }
+  await inTurns(
+    rounds,
+    all.map((s) => () => s.round(overHttp.includes(s) ? perHttpRound : perRound)),
+    () => Bun.gc(true),
+  );
   const perRoundRatios = remote.roundP50s.map((p, r) => p / embedded.roundP50s[r]!).sort((a, b) => a - b);
 
   // Round trips: the same A2A server behind the mTLS front and on plain HTTP, one new connection per call.

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { firstLine, lines, load, type LoadResult, median, printTable, root, rssMiB } from "./support.ts";
+import { firstLine, inTurns, lines, load, type LoadResult, median, printTable, root, rssMiB } from "./support.ts";
 
 const { values } = parseArgs({ options: { runs: { type: "string", default: "10" }, seconds: { type: "string", default: "5" } } });
 const runs = Number(values.runs);
@@ -92,19 +92,13 @@ try {
   writeFileSync(healthFile, platform.health);
   const bare = Bun.spawn(["bun", join(import.meta.dir, "bare-health.ts"), healthFile], { stdout: "pipe", stderr: "inherit" });
   const barePort = await firstLine(bare.stdout, "the bare server");
-  // Rounds taking turns, so a stretch in which the machine is slow slows both alike.
   const rounds = Math.max(1, Math.min(5, seconds));
-  const ourRounds: LoadResult[] = [];
-  const theirRounds: LoadResult[] = [];
-  for (let r = 0; r < rounds; r++) {
-    const turn = [
-      async () => ourRounds.push(await load(`${platform.url}/health`, { seconds: seconds / rounds })),
-      async () => theirRounds.push(await load(`http://127.0.0.1:${barePort}/health`, { seconds: seconds / rounds })),
-    ];
-    if (r % 2) turn.reverse();
-    for (const measure of turn) await measure();
-  }
-  const [ours, theirs] = [pooled(ourRounds), pooled(theirRounds)];
+  const [ours, theirs] = (
+    await inTurns(rounds, [
+      () => load(`${platform.url}/health`, { seconds: seconds / rounds }),
+      () => load(`http://127.0.0.1:${barePort}/health`, { seconds: seconds / rounds }),
+    ])
+  ).map(pooled) as [LoadResult, LoadResult];
   platform.proc.kill("SIGTERM");
   bare.kill("SIGTERM");
   await Promise.all([platform.proc.exited, bare.exited]);

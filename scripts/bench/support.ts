@@ -9,6 +9,22 @@ export function percentile(values: number[], p: number): number {
 }
 export const median = (values: number[]) => percentile(values, 50);
 
+/**
+ * Runs every measure once a round, each round starting with the next one, so that a stretch in which the
+ * machine is slow slows every contender alike. Returns each measure's results, round by round.
+ */
+export async function inTurns<T>(rounds: number, measures: (() => Promise<T>)[], beforeRound?: () => void): Promise<T[][]> {
+  const results = measures.map((): T[] => []);
+  for (let r = 0; r < rounds; r++) {
+    beforeRound?.();
+    for (let j = 0; j < measures.length; j++) {
+      const i = (r + j) % measures.length;
+      results[i]!.push(await measures[i]!());
+    }
+  }
+  return results;
+}
+
 /** Prints rows as an aligned table; the first row is the header. */
 export function printTable(rows: (string | number)[][]): void {
   const cells = rows.map((row) => row.map(String));
