@@ -32,12 +32,14 @@ const insertRow = (db: DbOrTx) =>
     finishedAt: sql`${p("finishedAt")}`,
   });
 // Each is prepared on its first use: a start that only restores actors builds no insert.
-// A new actor's row: a taken id fails on the primary key, so spawning needs no lookup first.
 const insertStatement = preparedOn((db) => insertRow(db).prepare());
 const saveStatement = preparedOn((db) => insertRow(db).onConflictDoUpdate({ target: actors.id, set: changes }).prepare());
 const findStatement = preparedOn((db) => db.select().from(actors).where(eq(actors.id, p("id"))).prepare());
 
-/** Stores a new actor's first snapshot; false, with nothing written, when a row already has its id. */
+/**
+ * Stores a new actor's first snapshot; false, with nothing written, when a row already has its id. The primary
+ * key refuses a taken id, so spawning needs no lookup first.
+ */
 export function insertActor(db: DbOrTx, row: ActorRow): boolean {
   try {
     insertStatement(db).run(encoded(row));
