@@ -144,8 +144,11 @@ test("an MCP stdio server beside a running server is a guest: it restores no act
   const data = join(dir.path, "shared");
   const server = await serve(data, { env: { PLATFORM_VAULT__SETUP_PORT: "0" } });
   try {
+    // Opening the setup page's one-time link starts a session, which is a lease actor of the owner.
+    const { setupLink } = JSON.parse(await server.waitForLine((l) => l.includes('"message":"vault setup page"'))) as { setupLink: string };
+    expect((await fetch(setupLink, { redirect: "manual" })).status).toBe(303);
     const owner = (await (await fetch(`${server.url}/health`)).json()) as { subsystems: { actors: { live: number } } };
-    expect(owner.subsystems.actors.live).toBeGreaterThan(0); // the setup page's one-time link is a lease actor
+    expect(owner.subsystems.actors.live).toBeGreaterThan(0);
     const transport = new StdioClientTransport({
       command: sourceCommand[0]!,
       args: [...sourceCommand.slice(1), "mcp", "platform", "--data-dir", data],

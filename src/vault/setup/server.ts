@@ -1,6 +1,7 @@
 /**
  * The setup page: its own listener on 127.0.0.1 only. A one-time link printed at start-up opens a session
  * (a vault-lease actor, cookie HttpOnly + SameSite=Strict); every form carries a CSRF token bound to it.
+ * The link lives in this process's memory only: a restart, even after a crash, makes the old one worthless.
  */
 import { Elysia } from "elysia";
 import type { Logger } from "../../log.ts";
@@ -32,7 +33,14 @@ export interface SetupServer {
 
 export function startSetupServer(vault: VaultService, log: Logger, port: number): SetupServer {
   const oneTime = randomToken("");
-  const link = vault.leases.issue({ purpose: "session", holder: "setup-link", hash: sha256(oneTime), ttlMs: linkTtlMs, maxExpiresAt: Date.now() + linkTtlMs, autoRenew: false });
+  /** The link's hash until it is used; it also stops working after `linkTtlMs`. */
+  let unusedLink: string | undefined = sha256(oneTime);
+  const linkExpiresAt = Date.now() + linkTtlMs;
+  const takeLink = (given: unknown) => {
+    const valid = typeof given === "string" && unusedLink !== undefined && Date.now() < linkExpiresAt && constantTimeEqual(sha256(given), unusedLink);
+    if (valid) unusedLink = undefined;
+    return valid;
+  };
   const sessionMs = vault.config.setup_session_seconds * 1000;
 
   const sessionOf = (cookie: string | undefined) => {
@@ -53,10 +61,7 @@ export function startSetupServer(vault: VaultService, log: Logger, port: number)
       return html(messagePage("Setup", "Something went wrong; the server log has the details."), 500);
     })
     .get("/login", ({ query }) => {
-      const lease = typeof query.once === "string" ? vault.leases.liveByHash(sha256(query.once)) : undefined;
-      if (!lease || lease.context?.holder !== "setup-link" || lease.state !== "issued")
-        return html(messagePage("Setup", "This link is not valid (it works once). Restart the server for a new one."), 401);
-      vault.leases.revoke(lease.id);
+      if (!takeLink(query.once)) return html(messagePage("Setup", "This link is not valid (it works once). Restart the server for a new one."), 401);
       const session = randomToken("");
       const issued = vault.leases.issue({ purpose: "session", holder: "setup", hash: sha256(session), ttlMs: sessionMs, maxExpiresAt: Date.now() + sessionMs, autoRenew: false });
       vault.leases.activate(issued.id);
@@ -104,7 +109,6 @@ export function startSetupServer(vault: VaultService, log: Logger, port: number)
     url,
     link: `${url}/login?once=${oneTime}`,
     async stop() {
-      if (vault.leases.view(link.id)?.state === "issued") vault.leases.revoke(link.id);
       await app.stop(true);
     },
   };
