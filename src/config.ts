@@ -28,6 +28,8 @@ export const ConfigSchema = Type.Object(
     }),
     mcp: Section({
       default_server: Type.String({ minLength: 1, default: "platform" }),
+      /** Web origins, besides this machine's own, whose pages may call MCP over HTTP (DNS-rebinding guard). */
+      allowed_origins: Type.Array(Type.String({ pattern: "^https?://[^/?#\\s]+$" }), { default: [] }),
     }),
     catalog: Section({
       /** Requests per window for a signed-in customer or an API key, and for an unauthenticated client address. */
@@ -150,14 +152,30 @@ export function loadConfig({ yaml, env = {}, flags = [] }: ConfigSources = {}): 
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) continue;
     const key = envAliases[name] ?? envKey(name);
-    if (key) assign(raw, key, value, name, origins);
+    if (key) assign(raw, key, fromText(key, value), name, origins);
   }
-  for (const { key, flag, value } of flags) if (value !== undefined) assign(raw, key, value, flag, origins);
-  const config = Value.Convert(ConfigSchema, Value.Default(ConfigSchema, raw));
+  for (const { key, flag, value } of flags) if (value !== undefined) assign(raw, key, fromText(key, value), flag, origins);
+  const config = Value.Convert(ConfigSchema, Value.Default(ConfigSchema, raw)) as Config;
   const error = Value.Errors(ConfigSchema, config).First();
   if (error) throw new ConfigError(describe(error, origins));
-  return config as Config;
+  // What a pattern cannot say: the origin must parse as a URL (a port above 65535 does not).
+  const badOrigin = config.mcp.allowed_origins.findIndex((origin) => !URL.canParse(origin));
+  if (badOrigin >= 0) {
+    const from = origins.get("mcp.allowed_origins");
+    throw new ConfigError(
+      `Invalid configuration: mcp.allowed_origins.${badOrigin} is ${JSON.stringify(config.mcp.allowed_origins[badOrigin])}${from ? ` (from ${from})` : ""}; allowed: an origin such as https://app.example:8080`,
+    );
+  }
+  return config;
 }
+
+/** The schema at a key's path (`["mcp", "allowed_origins"]`; `[]` is the whole configuration), if it exists. */
+const schemaAt = (path: string[]): TSchema | undefined =>
+  path.reduce<TSchema | undefined>((node, part) => node?.properties?.[part], ConfigSchema);
+
+/** A value from the environment or a flag is text; a list is written comma-separated (`a, b`). */
+const fromText = (key: string, value: string): unknown =>
+  schemaAt(key.split("."))?.type === "array" ? value.split(",").map((item) => item.trim()).filter(Boolean) : value;
 
 function envKey(name: string): string | undefined {
   if (!name.startsWith("PLATFORM_") || notConfigKeys.has(name)) return undefined;
@@ -190,10 +208,11 @@ function assign(target: Record<string, unknown>, dotted: string, value: unknown,
 
 function describe({ type, path, value, schema }: ValueError, origins: Origins): string {
   const key = path.split("/").filter(Boolean).join(".");
-  const from = origins.get(key) ?? [...origins].find(([k]) => k.startsWith(`${key}.`))?.[1];
+  // The key itself, a key under it (a section), or one above it (a list the bad item is in).
+  const from = origins.get(key) ?? [...origins].find(([k]) => k.startsWith(`${key}.`) || key.startsWith(`${k}.`))?.[1];
   const source = from ? ` (from ${from})` : "";
   if (type === ValueErrorType.ObjectAdditionalProperties) {
-    const parent = key.split(".").slice(0, -1).reduce<TSchema | undefined>((node, part) => node?.properties?.[part], ConfigSchema);
+    const parent = schemaAt(key.split(".").slice(0, -1));
     return `Invalid configuration: unknown key ${key}${source}; allowed keys here: ${Object.keys(parent?.properties ?? {}).join(", ")}`;
   }
   return `Invalid configuration: ${key} is ${JSON.stringify(value)}${source}; allowed: ${allowed(schema)}`;
@@ -210,5 +229,6 @@ export function allowed(schema: TSchema): string {
         ? ` of at least ${schema.minimum}`
         : "";
   const length = schema.minLength ? " (not empty)" : "";
-  return `${kind}${range}${length}`;
+  const pattern = schema.pattern ? ` matching ${schema.pattern}` : "";
+  return `${kind}${range}${length}${pattern}`;
 }

@@ -15,7 +15,7 @@ export function buildApp(runtime: RunningRuntime) {
   const { config, log, health, mcp, capabilities } = runtime;
   const bodyLimit = config.server.body_limit;
   const identifier = capabilities.find((c) => c.identify);
-  const mcpTransport = mcpHttp(mcp, config.mcp.default_server, log, (request) => identifier?.identify?.(request));
+  const mcpTransport = mcpHttp(mcp, config.mcp, log, (request) => identifier?.identify?.(request));
   health.register("mcp", () => ({ status: "ok", servers: mcp.names(), sessions: mcpTransport.sessionCounts() }));
 
   const surfaces = capabilities.flatMap((c) => (c.errors ? [c.errors] : []));

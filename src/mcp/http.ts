@@ -1,9 +1,13 @@
 /**
  * MCP over Streamable HTTP: `/mcp` for the default server and `/mcp/<server>` for each named one. The MCP SDK
  * is loaded on the first MCP request, not at start-up: a server that is never asked for MCP never pays for it.
+ * Requests from a web page whose origin is not allowed are refused before anything else (see origin.ts).
  */
 import { Elysia } from "elysia";
+import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
+import { originAllowed } from "./origin.ts";
+import { rpcError } from "./rpc-error.ts";
 import type { McpRegistry } from "./registry.ts";
 import type { McpSessions } from "./sessions.ts";
 
@@ -20,11 +24,12 @@ export interface McpHttp {
  */
 export function mcpHttp(
   registry: McpRegistry,
-  defaultServer: string,
+  { default_server: defaultServer, allowed_origins: allowedOrigins }: Config["mcp"],
   log: Logger,
   identify: (request: Request) => string | undefined = () => undefined,
 ): McpHttp {
   const open = new Map<string, McpSessions>();
+  const allowed = originAllowed(allowedOrigins);
   let sdk: Promise<typeof import("./sessions.ts")> | undefined;
   const sessionsOf = async (name: string) => {
     const { McpSessions } = await (sdk ??= import("./sessions.ts"));
@@ -33,12 +38,11 @@ export function mcpHttp(
     return sessions;
   };
   const route = async (name: string | undefined, request: Request) => {
+    const origin = request.headers.get("origin");
+    if (origin !== null && !allowed(origin))
+      return rpcError(403, -32000, `Forbidden: pages from origin ${origin} may not use MCP here; an operator can list it in mcp.allowed_origins`);
     const server = name ?? defaultServer;
-    if (!registry.get(server))
-      return Response.json(
-        { jsonrpc: "2.0", error: { code: -32601, message: `No MCP server named ${name}; have: ${registry.names().join(", ")}` }, id: null },
-        { status: 404 },
-      );
+    if (!registry.get(server)) return rpcError(404, -32601, `No MCP server named ${name}; have: ${registry.names().join(", ")}`);
     return (await sessionsOf(server)).handle(request, identify(request));
   };
   const plugin = new Elysia({ name: "mcp.http" })

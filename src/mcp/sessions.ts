@@ -6,6 +6,7 @@ import { randomUUID } from "node:crypto";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 import type { Logger } from "../log.ts";
+import { rpcError } from "./rpc-error.ts";
 import type { McpServerSpec } from "./registry.ts";
 import { createMcpServer } from "./server.ts";
 
@@ -79,8 +80,4 @@ export class McpSessions {
       }
     }
   }
-}
-
-function rpcError(status: number, code: number, message: string): Response {
-  return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status });
 }

@@ -11,7 +11,7 @@ let base = "";
 const clients: Client[] = [];
 
 beforeAll(async () => {
-  running = await startApp([platformCapability, fixtureCapability]);
+  running = await startApp([platformCapability, fixtureCapability], { env: { PLATFORM_MCP__ALLOWED_ORIGINS: "https://console.example" } });
   base = running.base;
 });
 afterAll(async () => {
@@ -19,9 +19,9 @@ afterAll(async () => {
   await running.close();
 });
 
-async function connect(path: string, caller?: string) {
+async function connect(path: string, caller?: string, origin?: string) {
   const client = new Client({ name: "test", version: "1.0.0" });
-  const headers: Record<string, string> = caller ? { "x-fixture-verified-caller": caller } : {};
+  const headers: Record<string, string> = { ...(caller && { "x-fixture-verified-caller": caller }), ...(origin && { origin }) };
   await client.connect(new StreamableHTTPClientTransport(new URL(`${base}${path}`), { requestInit: { headers } }));
   clients.push(client);
   return client;
@@ -159,4 +159,34 @@ test("tools see the caller the runtime verified, and a session stays bound to wh
   });
   expect(stolen.status).toBe(404);
   expect(await stolen.json()).toMatchObject({ error: { code: -32001 } });
+});
+
+test("a page from a foreign origin is refused 403 and opens nothing; pages on this machine and listed origins are served", async () => {
+  const sessions = () => (running.runtime.health.report().subsystems.mcp!.sessions as Record<string, number>).fixture!;
+  const before = sessions();
+  const initialize = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "page", version: "1" } },
+  });
+  // What a DNS-rebinding page sends: the server's own address, under the page's origin.
+  for (const origin of ["http://evil.example:8443", "null", "http://127.0.0.1.evil.example"]) {
+    for (const [method, body] of [["POST", initialize], ["GET", undefined], ["DELETE", undefined]] as const) {
+      const refused = await fetch(`${base}/mcp/fixture`, {
+        method,
+        headers: { origin, "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body,
+      });
+      expect(refused.status).toBe(403);
+      expect(await refused.json()).toMatchObject({ jsonrpc: "2.0", error: { code: -32000, message: expect.stringContaining("mcp.allowed_origins") } });
+    }
+  }
+  expect(sessions()).toBe(before);
+
+  for (const origin of ["http://localhost:5173", "http://127.0.0.1:3000", "https://console.example"]) {
+    const client = await connect("/mcp/fixture", undefined, origin);
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+  }
+  expect(sessions()).toBe(before + 3);
 });
