@@ -14,6 +14,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { inTurns } from "./support.ts";
 
 const { values } = parseArgs({
   options: { products: { type: "string" }, seconds: { type: "string" }, concurrency: { type: "string" }, rounds: { type: "string" } },
@@ -105,8 +106,7 @@ async function load(next: () => string): Promise<Result> {
  */
 async function interleaved<const S extends readonly (() => string)[]>(scenarios: S): Promise<{ [K in keyof S]: Result }> {
   const tallies: Tally[] = scenarios.map(() => ({ latencies: [], errors: 0, elapsed: 0 }));
-  for (let round = 0; round < rounds; round++)
-    for (const [n, next] of scenarios.entries()) await drive(next, seconds / rounds, tallies[n]!);
+  await inTurns(rounds, scenarios.map((next, n) => () => drive(next, seconds / rounds, tallies[n]!)));
   return tallies.map(summary) as { [K in keyof S]: Result };
 }
 
