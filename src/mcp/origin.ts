@@ -4,6 +4,7 @@
  * while its requests reach this server, so the Origin is what gives it away; Host is not, the browser sends the
  * page's name there too. A request without Origin does not come from a web page and is not judged here.
  */
+
 /** Pages served from this machine: a rebinding attacker cannot make a browser call its page one of these. */
 const loopbackHost = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/;
 
