@@ -5,7 +5,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { packageOf, RegoEngine, type PolicyModule } from "../rego/engine.ts";
+import { RegoEngine, type PolicyModule } from "../rego/engine.ts";
 import { builtinPolicies } from "./builtin-policies.ts";
 import { AuthzConfigError, PolicyEvaluationError } from "./errors.ts";
 import type { PolicyInput } from "./model.ts";
@@ -43,9 +43,9 @@ export const allowAllProbe: PolicyInput = Object.freeze({
 
 const dotted = (policyPath: string) => policyPath.replaceAll("/", ".");
 
-/** Throws unless some module declares the package `policyPath` names (`platform/authz` -> `platform.authz`). */
-export function assertPackageLoaded(modules: PolicyModule[], policyPath: string): void {
-  const packages = [...new Set(modules.map((m) => packageOf(m.source)).filter((p) => p !== undefined))];
+/** Throws unless a loaded module declares the package `policyPath` names (`platform/authz` -> `platform.authz`). */
+function assertPackageLoaded(engine: RegoEngine, policyPath: string): void {
+  const packages = engine.packages();
   if (!packages.includes(dotted(policyPath)))
     throw new PolicyEvaluationError(
       `policy package ${dotted(policyPath)} is not loaded (authorization.policy_path is ${policyPath}); loaded packages: ${packages.join(", ") || "none"}`,
@@ -79,8 +79,10 @@ export function refuseAllowAll(engine: RegoEngine, policyPath: string, developme
  */
 export function loadPolicies(engine: RegoEngine, { dir, policyPath, development }: { dir: string; policyPath: string; development: boolean }): void {
   const { modules, data } = dir === "" ? builtinPolicies : readPolicyDir(dir);
-  assertPackageLoaded(modules, policyPath);
-  engine.loadChecked(modules, data, () => refuseAllowAll(engine, policyPath, development));
+  engine.loadChecked(modules, data, () => {
+    assertPackageLoaded(engine, policyPath);
+    refuseAllowAll(engine, policyPath, development);
+  });
 }
 
 /** Start-up check of a remote engine: its package must answer, and not allow everything outside development. */

@@ -3,7 +3,6 @@ import { builtins } from "./builtins/registry.ts";
 import { type CompiledPolicy, Compiler } from "./compiler.ts";
 import { RegoError } from "./errors.ts";
 import { type EvalLimits, type EvalOptions, overflowed, Run, type Vals } from "./evaluator.ts";
-import { tokenize } from "./lexer.ts";
 import { parseModule, parseQuery } from "./parser.ts";
 import { answer } from "./rules.ts";
 import { fromJS, RObject, toJS, type Value } from "./values.ts";
@@ -111,6 +110,11 @@ export class RegoEngine {
     this.active = build(this.active.modules, this.toData(data));
   }
 
+  /** The packages the loaded modules declare (`platform.authz`), each once. */
+  packages(): string[] {
+    return [...new Set([...this.active.modules.values()].map((m) => m.parsed.pkg.join(".")))];
+  }
+
   modules(): PolicyModule[] {
     return [...this.active.modules.entries()].map(([id, m]) => ({ id, source: m.source }));
   }
@@ -184,23 +188,4 @@ function build(modules: Map<string, { source: string; parsed: Module }>, data: V
   for (const id of [...modules.keys()].sort()) hasher.update(`${id}\0${modules.get(id)!.source}\0`);
   hasher.update(JSON.stringify(toJS(data), (_, v) => (typeof v === "bigint" ? v.toString() : v)));
   return { modules, policy, data, version: hasher.digest("hex").slice(0, 16) };
-}
-
-/** The package a module declares (`platform.authz`), or undefined when the source has no valid header. */
-export function packageOf(source: string): string | undefined {
-  try {
-    const tokens = tokenize(source, "module");
-    if (tokens[0]?.text !== "package") return undefined;
-    const parts: string[] = [];
-    let i = 1;
-    for (;;) {
-      const t = tokens[i];
-      if (t?.kind !== "ident") return undefined;
-      parts.push(t.text);
-      if (tokens[i + 1]?.text !== "." || tokens[i + 1]?.nl) return parts.join(".");
-      i += 2;
-    }
-  } catch {
-    return undefined;
-  }
 }

@@ -1,6 +1,6 @@
 /** The engine's public API: loading, atomic replacement, versions, evaluation and errors. */
 import { describe, expect, test } from "bun:test";
-import { packageOf, RegoEngine, RegoError } from "../../src/rego/engine.ts";
+import { RegoEngine, RegoError } from "../../src/rego/engine.ts";
 import { errorOf } from "./support.ts";
 
 const authz = `package platform.authz
@@ -135,13 +135,18 @@ describe("module set", () => {
   });
 });
 
-describe("packageOf", () => {
-  test("reads the package a module declares", () => {
-    expect(packageOf(authz)).toBe("platform.authz");
-    expect(packageOf("# header\npackage  a.b.c\n\np := 1")).toBe("a.b.c");
-    expect(packageOf("p := 1")).toBeUndefined();
-    expect(packageOf('package "x"')).toBeUndefined();
-  });
+test("packages lists the package each loaded module declares, once", () => {
+  const engine = new RegoEngine();
+  expect(engine.packages()).toEqual([]);
+  engine.load(
+    [
+      { id: "authz.rego", source: authz },
+      { id: "a.rego", source: "# header\npackage  a.b.c\n\np := 1\n" },
+      { id: "b.rego", source: "package a.b.c\n\nq := 2\n" },
+    ],
+    {},
+  );
+  expect(engine.packages().sort()).toEqual(["a.b.c", "platform.authz"]);
 });
 
 test("loadChecked keeps the previous set active when the new one fails its check", () => {
