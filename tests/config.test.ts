@@ -34,9 +34,9 @@ test.each([
   [{ env: { PLATFORM_NOPE: "1" } }, "unknown key nope (from PLATFORM_NOPE)"],
   [{ yaml: { text: "server: [", file: "p.yaml" } }, "p.yaml is not valid YAML"],
   [{ yaml: { text: "- a\n- b\n", file: "p.yaml" } }, "p.yaml must hold a mapping of keys"],
-  [{ env: { PLATFORM_MCP__ALLOWED_ORIGINS: "https://ok.example, ftp://files.example" } }, 'mcp.allowed_origins.1 is "ftp://files.example" (from PLATFORM_MCP__ALLOWED_ORIGINS); allowed: a string matching'],
-  [{ yaml: { text: "mcp:\n  allowed_origins: [https://app.example/page]\n", file: "p.yaml" } }, 'mcp.allowed_origins.0 is "https://app.example/page" (from p.yaml)'],
-  [{ env: { PLATFORM_MCP__ALLOWED_ORIGINS: "http://app.example:99999" } }, 'mcp.allowed_origins.0 is "http://app.example:99999" (from PLATFORM_MCP__ALLOWED_ORIGINS); allowed: an origin'],
+  [{ env: { PLATFORM_MCP__ALLOWED_ORIGINS: "https://ok.example, ftp://files.example" } }, 'mcp.allowed_origins.1 is "ftp://files.example" (from PLATFORM_MCP__ALLOWED_ORIGINS); allowed: a web origin such as'],
+  [{ yaml: { text: "mcp:\n  allowed_origins: [https://app.example/page]\n", file: "p.yaml" } }, 'mcp.allowed_origins.0 is "https://app.example/page" (from p.yaml); allowed: a web origin'],
+  [{ env: { PLATFORM_MCP__ALLOWED_ORIGINS: "http://app.example:99999" } }, 'mcp.allowed_origins.0 is "http://app.example:99999" (from PLATFORM_MCP__ALLOWED_ORIGINS); allowed: a web origin'],
 ])("a bad value names the key, the value and what is allowed: %j", (sources, message) => {
   expect(() => loadConfig(sources)).toThrow(ConfigError);
   expect(() => loadConfig(sources)).toThrow(message);
