@@ -55,6 +55,7 @@ export function buildApp(runtime: RunningRuntime) {
     })
     // Actors commit their changes a turn at a time (see ActorKind.groupCommit), and other writes of that turn go
     // with them: an answer leaves once they are stored. /health, declared above, writes nothing and does not wait.
+    // MCP answers on its own stream after this hook has run, so its tool calls wait in the MCP server instead.
     .onAfterHandle({ as: "global" }, async () => {
       if (runtime.actors.uncommitted) await runtime.actors.committed();
     })

@@ -11,12 +11,26 @@ export interface McpServerInfo {
   instructions?: string;
 }
 
+export interface McpRegistryOptions {
+  /**
+   * Awaited after every tool call, before its result is sent; a rejection makes the result an error. The runtime
+   * passes the actor system's `committed()`: a tool's writes may ride in the turn's group commit, and MCP answers
+   * on a stream of its own, after the HTTP handler has returned.
+   */
+  settled?: () => Promise<void>;
+}
+
+const nothingPending = () => Promise.resolve();
+
 export class McpServerSpec {
   readonly tools = new Map<string, Tool>();
   readonly resources = new Map<string, Resource>();
   readonly prompts = new Map<string, Prompt>();
 
-  constructor(readonly info: McpServerInfo) {}
+  constructor(
+    readonly info: McpServerInfo,
+    readonly settled: () => Promise<void> = nothingPending,
+  ) {}
 
   tool(...tools: Tool[]): this {
     for (const tool of tools) this.#add(this.tools, tool.name, tool, "tool");
@@ -42,13 +56,16 @@ export class McpServerSpec {
 export class McpRegistry {
   readonly #servers = new Map<string, McpServerSpec>();
 
-  constructor(readonly version: string) {}
+  constructor(
+    readonly version: string,
+    private readonly options: McpRegistryOptions = {},
+  ) {}
 
   /** The server of that name, created on first use. */
   server(name: string, info: Omit<McpServerInfo, "name" | "version"> = {}): McpServerSpec {
     if (!/^[a-z][a-z0-9-]*$/.test(name)) throw new Error(`MCP server name ${JSON.stringify(name)} must be lowercase letters, digits and dashes`);
     let spec = this.#servers.get(name);
-    if (!spec) this.#servers.set(name, (spec = new McpServerSpec({ name, version: this.version, ...info })));
+    if (!spec) this.#servers.set(name, (spec = new McpServerSpec({ name, version: this.version, ...info }, this.options.settled)));
     else Object.assign(spec.info, info);
     return spec;
   }

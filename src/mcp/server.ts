@@ -58,7 +58,14 @@ export function createMcpServer(spec: McpServerSpec, log: Logger): Server {
           });
         },
       };
-      return asProtocolError(() => callTool(tool, request.params.arguments ?? {}, context, toolLog));
+      const result = await asProtocolError(() => callTool(tool, request.params.arguments ?? {}, context, toolLog));
+      // No result before the tool's writes are stored (see McpRegistryOptions.settled).
+      try {
+        await spec.settled();
+      } catch {
+        return { isError: true, content: [{ type: "text", text: `tool ${tool.name}: its changes could not be stored` }] };
+      }
+      return result;
     });
   }
 

@@ -1,17 +1,16 @@
 import { afterAll, afterEach, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
-import { sql } from "drizzle-orm";
 import { ActorSystem } from "../../actors/system.ts";
 import { openDatabase, type DatabaseHandle } from "../../src/db/client.ts";
 import { createLogger } from "../../src/log.ts";
 import { counterKind } from "../fixtures/counter.machine.ts";
+import { groupedKind, refuseCommitsFromThree, refusingKind } from "../fixtures/refused-commit.ts";
 import { tempDir } from "../support/temp.ts";
 
 const dir = tempDir();
 afterAll(() => dir.remove());
 const log = createLogger({ level: "error", write: () => {} });
-const groupedKind = { ...counterKind, kind: "grouped-counter", groupCommit: true };
 
 let n = 0;
 const opened: { handle: DatabaseHandle; actors: ActorSystem; reader: Database }[] = [];
@@ -87,18 +86,8 @@ test("an immediate kind commits the open group with its own transition before se
 });
 
 test("a group that cannot be committed is rolled back: its actors go back to what is stored and committed() rejects", async () => {
-  // A deferred foreign key is checked only at COMMIT, so each write is accepted and the commit is refused.
-  const { actors, committedCount } = setup(({ sqlite }) => {
-    sqlite.exec("CREATE TABLE owners (id TEXT PRIMARY KEY)");
-    sqlite.exec("CREATE TABLE claims (actor_id TEXT PRIMARY KEY, owner TEXT REFERENCES owners (id) DEFERRABLE INITIALLY DEFERRED)");
-  });
-  actors.register({
-    ...groupedKind,
-    record(tx, id, snapshot) {
-      const owner = snapshot.context.count >= 3 ? "nobody" : null;
-      tx.run(sql`INSERT INTO claims (actor_id, owner) VALUES (${id}, ${owner}) ON CONFLICT (actor_id) DO UPDATE SET owner = excluded.owner`);
-    },
-  });
+  const { actors, committedCount } = setup(({ sqlite }) => refuseCommitsFromThree(sqlite));
+  actors.register(refusingKind);
   actors.spawn(groupedKind, "kept", { start: 1 });
   await actors.committed();
 
