@@ -268,8 +268,10 @@ export class ActorSystem {
     const deadline = finished ? undefined : deadlineOf(snapshot);
     let joined = false;
     try {
-      // A grouped kind joins the turn's transaction; an immediate one joins a transaction already open and commits it.
-      joined = (entry.kind.groupCommit === true || this.#turn.pending) && this.#turn.join();
+      // A grouped kind joins the turn's transaction. An immediate one is stored on its own: what the turn holds so
+      // far is committed first, so that this write commits as it is made.
+      if (!entry.kind.groupCommit) this.#turn.commit();
+      joined = entry.kind.groupCommit === true && this.#turn.join();
       this.#store(id, entry, snapshot, now, finished, deadline);
     } catch (error) {
       // A spawn under a taken id: nothing was stored and nothing is to be put back.
@@ -294,7 +296,6 @@ export class ActorSystem {
       },
       (error) => this.#fail(id, entry, error),
     );
-    if (!entry.kind.groupCommit) this.#turn.commit();
   }
 
   #fail(id: string, entry: Entry, error: unknown): void {

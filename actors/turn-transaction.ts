@@ -57,7 +57,7 @@ export class TurnTransaction {
     return this.#open?.done.promise ?? Promise.resolve();
   }
 
-  /** Commits now: at the end of the turn, before an immediate write is acknowledged, and at shutdown. */
+  /** Commits now: at the end of the turn, before an immediate write is made, and at shutdown. */
   commit(): void {
     const open = this.#open;
     if (!open) return;
@@ -67,11 +67,18 @@ export class TurnTransaction {
     } catch (error) {
       if (this.sqlite.inTransaction) this.sqlite.run("ROLLBACK");
       this.log.error("a group of writes could not be committed; rolled back", { error });
-      for (const undo of open.afterRollback) undo(error);
-      open.done.reject(error);
+      try {
+        for (const undo of open.afterRollback) undo(error);
+      } finally {
+        open.done.reject(error);
+      }
       return;
     }
-    for (const notify of open.afterCommit) notify();
-    open.done.resolve();
+    // Whatever a callback does, those awaiting the commit hear of it.
+    try {
+      for (const notify of open.afterCommit) notify();
+    } finally {
+      open.done.resolve();
+    }
   }
 }

@@ -74,7 +74,7 @@ test("a subscriber hears only what happened after it subscribed, and nothing onc
   expect(late).toEqual([2]);
 });
 
-test("an immediate kind commits the open group with its own transition before send returns", () => {
+test("an immediate kind commits the open group, then its own transition, before spawn returns", () => {
   const { actors, committedCount } = setup();
   actors.register(groupedKind);
   actors.register(counterKind);
@@ -83,6 +83,19 @@ test("an immediate kind commits the open group with its own transition before se
   expect(actors.uncommitted).toBe(false);
   expect(committedCount("g")).toBe(0);
   expect(committedCount("i")).toBe(5);
+});
+
+test("a group that cannot be committed does not take an immediate kind's transition down with it", async () => {
+  const { actors, committedCount } = setup(({ sqlite }) => refuseCommitsFromThree(sqlite));
+  actors.register(refusingKind);
+  actors.register(counterKind);
+  actors.spawn(groupedKind, "g", { start: 5 });
+  const refused = actors.committed();
+  actors.spawn(counterKind, "i", { start: 7 });
+  expect(refused).rejects.toThrow(/FOREIGN KEY/);
+  await refused.catch(() => {});
+  expect(committedCount("g")).toBeUndefined();
+  expect(committedCount("i")).toBe(7);
 });
 
 test("a group that cannot be committed is rolled back: its actors go back to what is stored and committed() rejects", async () => {
