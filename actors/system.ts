@@ -112,8 +112,9 @@ export class ActorSystem {
   }
 
   /**
-   * Starts a new actor; its initial snapshot is persisted before this returns. `from`, a snapshot of the kind's
-   * machine (machine.resolveState), starts it there instead of at the machine's initial state.
+   * Starts a new actor; its initial snapshot is written before this returns (committed too, unless the kind
+   * commits a turn at a time: see groupCommit). `from`, a snapshot of the kind's machine (machine.resolveState),
+   * starts it there instead of at the machine's initial state.
    */
   spawn<M extends AnyStateMachine>(kind: ActorKind<M>, id: string, input: InputFrom<M>, from?: SnapshotFrom<M>): Actor<M> {
     if (this.#entries.has(id)) throw new ActorExistsError(id);

@@ -121,8 +121,8 @@ export class TaskManager {
   }
 
   /**
-   * A task in progress is read from its actor; a final one from the table, which every transition writes (so a
-   * deleted task is gone even while its final actor lingers until retired).
+   * A task in progress is read from its actor; a final one from its row, written by its final transition (the
+   * actor itself is let go then).
    */
   getTask(id: string): Task | undefined {
     const snapshot = this.#actors.get(this.kind, id)?.getSnapshot();
