@@ -48,11 +48,11 @@ export class AuthzService implements AuthzEnforcer {
     if (guard.requiresPeer !== undefined && !this.#peerMatches(guard.requiresPeer, callerId))
       return Promise.resolve(this.#finish(base, false, `denied: caller ${callerId ?? "(none)"} is not the peer this handler requires (${guard.requiresPeer})`, "none"));
     const actions = guard.capability !== undefined && guard.capability !== action ? [action, guard.capability] : [action];
-    return settled(this.#decide(base, actions));
+    return Promise.resolve(this.#decide(base, actions));
   }
 
   checkOutbound(callerId: string, calleeId: string, action: string, context: AuthzContext = {}): Promise<AuthzDecision> {
-    return settled(this.#decide({ caller: callerId, callee: calleeId, audited: calleeId, action, context }, [action]));
+    return Promise.resolve(this.#decide({ caller: callerId, callee: calleeId, audited: calleeId, action, context }, [action]));
   }
 
   /** Records a refusal made before any policy could run (an untrusted client certificate). */
@@ -204,8 +204,6 @@ class Decision implements AuthzDecision {
     return (this.#auditId ??= randomUUID());
   }
 }
-
-const settled = (decision: AuthzDecision | Promise<AuthzDecision>) => (decision instanceof Promise ? decision : Promise.resolve(decision));
 
 interface Request {
   caller: string | null;
