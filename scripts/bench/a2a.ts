@@ -12,7 +12,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { firstLine, inTurns, printTable } from "./support.ts";
+import { firstLine, inTurns, percentile, printTable } from "./support.ts";
 
 
 // --- the servers ---
@@ -65,7 +65,8 @@ async function spawnServer(which: Server) {
   return { proc, url: (JSON.parse(await firstLine(proc.stdout, which)) as { url: string }).url };
 }
 
-interface LoadResult {
+/** One server's load over a stretch of time: tasks completed, failures, and each completed task's latency. */
+interface Round {
   completed: number;
   errors: number;
   seconds: number;
@@ -73,7 +74,7 @@ interface LoadResult {
 }
 
 /** `clients` loops, each sending one request after the other for `seconds`; only completed tasks count. */
-async function load(clients: number, seconds: number, send: () => Promise<boolean>): Promise<LoadResult> {
+async function load(clients: number, seconds: number, send: () => Promise<boolean>): Promise<Round> {
   const latencies: number[] = [];
   let errors = 0;
   const started = performance.now();
@@ -91,17 +92,15 @@ async function load(clients: number, seconds: number, send: () => Promise<boolea
   return { completed: latencies.length, errors, seconds: (performance.now() - started) / 1000, latencies };
 }
 
-/** Rounds pooled into one result: counts and time add up, latencies are merged (then sorted). */
-function pooled(rounds: LoadResult[]): LoadResult {
+/** Rounds pooled into one: counts and time add up, latencies are merged. */
+function pooled(rounds: Round[]): Round {
   return {
     completed: rounds.reduce((n, r) => n + r.completed, 0),
     errors: rounds.reduce((n, r) => n + r.errors, 0),
     seconds: rounds.reduce((n, r) => n + r.seconds, 0),
-    latencies: rounds.flatMap((r) => r.latencies).sort((a, b) => a - b),
+    latencies: rounds.flatMap((r) => r.latencies),
   };
 }
-
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 
 async function platformSend(url: string) {
   const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "task.send", params: { type: "echo", payload: { text: "hello" } } });
@@ -174,8 +173,8 @@ async function main(seconds: number) {
   const names = Object.keys(commands) as Server[];
   const servers = await Promise.all(names.map(spawnServer));
   const senders = await Promise.all(names.map((name, i) => (name === "platform" ? platformSend(servers[i]!.url) : referenceSend(servers[i]!.url))));
-  let results: LoadResult[][];
-  let fanResult: Awaited<ReturnType<typeof fanOut>>;
+  let results: Round[][];
+  let fan: Awaited<ReturnType<typeof fanOut>>;
   try {
     console.error(`measuring ${clients} clients against each server: ${rounds} rounds of ${seconds / rounds}s, taking turns...`);
     // Warm-up: long enough for each runtime to have compiled its hot paths; servers run for hours, not seconds.
@@ -188,19 +187,18 @@ async function main(seconds: number) {
         return load(clients, seconds / rounds, send);
       }),
     );
-    fanResult = await fanOut(servers[0]!.url, 1000, 20);
+    fan = await fanOut(servers[0]!.url, 1000, 20);
   } finally {
     for (const server of servers) server.proc.kill("SIGTERM");
     await Promise.all(servers.map((server) => server.proc.exited));
   }
-  const ours = { result: pooled(results[0]!), fan: fanResult };
-  const references = { node: { result: pooled(results[1]!) }, bun: { result: pooled(results[2]!) } };
-  const perRound = results[0]!.map((r, i) => r.completed / r.seconds / (results[1]![i]!.completed / results[1]![i]!.seconds)).sort((a, b) => a - b);
-  const tput = (r: LoadResult) => r.completed / r.seconds;
+  const [ours, node, bun] = results.map(pooled) as [Round, Round, Round];
+  const tput = (r: Round) => r.completed / r.seconds;
+  const perRound = results[0]!.map((r, i) => tput(r) / tput(results[1]![i]!)).sort((a, b) => a - b);
   const fmt = (n: number, digits = 1) => n.toFixed(digits);
   const ratio = (a: number, b: number) => `${fmt(a / b, 2)}x`;
-  const cells = (f: (r: LoadResult) => number, digits: number) => {
-    const [a, b, c] = [f(ours.result), f(references.node.result), f(references.bun.result)];
+  const cells = (f: (r: Round) => number, digits: number) => {
+    const [a, b, c] = [f(ours), f(node), f(bun)];
     return [fmt(a, digits), fmt(b, digits), ratio(a, b), fmt(c, digits), ratio(a, c)];
   };
   console.log(`\nA2A: a trivial task sent and completed, ${clients} concurrent clients, ${seconds}s each, loopback`);
@@ -210,11 +208,10 @@ async function main(seconds: number) {
     ["throughput (tasks/s)", ...cells(tput, 0)],
     ["latency p50 (ms)", ...cells((r) => percentile(r.latencies, 50), 2)],
     ["latency p99 (ms)", ...cells((r) => percentile(r.latencies, 99), 2)],
-    ["tasks completed", String(ours.result.completed), String(references.node.result.completed), "", String(references.bun.result.completed), ""],
-    ["errors", String(ours.result.errors), String(references.node.result.errors), "", String(references.bun.result.errors), ""],
+    ["tasks completed", String(ours.completed), String(node.completed), "", String(bun.completed), ""],
+    ["errors", String(ours.errors), String(node.errors), "", String(bun.errors), ""],
   ]);
   console.log(`\nThroughput ratio to the reference on Node.js, round by round: ${perRound.map((x) => `${x.toFixed(2)}x`).join(", ")}`);
-  const fan = ours.fan;
   console.log(`\nSSE fan-out (platform): ${fan.subscribers} subscribers to one task storing ${fan.eventsEach - 1} updates after they connected\n`);
   printTable([
     ["measurement", "value"],

@@ -24,7 +24,7 @@ import { FileSvidSource } from "../../src/identity/svid.ts";
 import { createCa, issueSvid } from "../../src/identity/x509.ts";
 import { createLogger } from "../../src/log.ts";
 import { RegoEngine } from "../../src/rego/engine.ts";
-import { firstLine, inTurns } from "./support.ts";
+import { firstLine, inTurns, median, percentile } from "./support.ts";
 
 const log = createLogger({ level: "error" });
 const planner = "spiffe://platform.local/agent/planner";
@@ -42,12 +42,6 @@ function benchEngine(): RegoEngine {
 
 const opaListener = (engine: RegoEngine) =>
   opaHttp(new PolicyStore(engine, { policyPath: "platform/authz", development: false }), log).listen({ hostname: "127.0.0.1", port: 0 });
-
-if (process.argv[2] === "serve-opa") {
-  // The engine the `opa` provider asks, in a process of its own: prints its port, serves until SIGTERM.
-  console.log(opaListener(benchEngine()).server!.port);
-  process.on("SIGTERM", () => process.exit(0));
-} else await main(Number(process.argv[2] ?? 21_000), Number(process.argv[3] ?? 300));
 
 interface Row {
   name: string;
@@ -84,15 +78,12 @@ class Series {
       times[i] = (performance.now() - t) * 1000;
     }
     this.#ms += performance.now() - started;
-    times.sort();
-    this.roundP50s.push(times[count >> 1]!);
+    this.roundP50s.push(median([...times]));
     this.times.push(...times);
   }
 
   row(): Row {
-    const sorted = this.times.sort((a, b) => a - b);
-    const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-    return { name: this.name, perSecond: (sorted.length / this.#ms) * 1000, p50: at(0.5), p99: at(0.99) };
+    return { name: this.name, perSecond: (this.times.length / this.#ms) * 1000, p50: median(this.times), p99: percentile(this.times, 99) };
   }
 }
 
@@ -220,3 +211,10 @@ async function main(decisions: number, roundTrips: number) {
   await Promise.all([remoteOpa.exited, localOpa.stop(true), mtlsServer.stop(), plainServer.stop(), mtlsApp.stop(true), plainApp.stop(true)]);
   rmSync(dir, { recursive: true, force: true });
 }
+
+// Dispatched last, so every declaration above is initialised.
+if (process.argv[2] === "serve-opa") {
+  // The engine the `opa` provider asks, in a process of its own: prints its port, serves until SIGTERM.
+  console.log(opaListener(benchEngine()).server!.port);
+  process.on("SIGTERM", () => process.exit(0));
+} else await main(Number(process.argv[2] ?? 21_000), Number(process.argv[3] ?? 300));
