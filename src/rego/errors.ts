@@ -30,6 +30,10 @@ export class RegoError extends Error {
   }
 }
 
+/** Errors evaluation raises, made here so that closures and generated code report the same text. */
+export const recursionError = (rule: string) => new RegoError("rego_recursion_error", `rule ${rule} is recursive`);
+export const keyConflictError = (loc?: Location) => new RegoError("eval_conflict_error", "object keys must be unique", loc);
+
 /** Thrown by a built-in; the evaluator turns it into `eval_builtin_error` or `eval_type_error` (or undefined). */
 export class BuiltinError extends Error {
   constructor(

@@ -3,7 +3,7 @@ import { compileBody, type CBody } from "./bodies.ts";
 import { type FunctionCode, generateAnswer, generateFunction, generateNode, type NodeCode } from "./codegen/nodes.ts";
 import { type Add, generate, type RuleCode } from "./codegen/rule.ts";
 import type { CompiledRule, DocNode } from "./compiler.ts";
-import { RegoError, type Location } from "./errors.ts";
+import { keyConflictError, recursionError, RegoError, type Location } from "./errors.ts";
 import { type Direct, FAILS, FIRST, HOLDS, NONE, type NodeMemo, NOT_DIRECT, overflowed, type Run, type Vals, type VK } from "./evaluator.ts";
 import type { DocPath } from "./refs.ts";
 import { compileMatch, compileTerm, type CTerm, eachOf, fetch, type Match, ready } from "./terms.ts";
@@ -66,7 +66,7 @@ function ruleCode(r: CompiledRule, root: DocNode): RuleCode {
   if (r.code === undefined) {
     const generated = generate(r, root);
     r.code = generated ?? closureCode(r, root);
-    dropClosures([r], new Set(generated ? [] : [r]));
+    if (generated) r.plan = undefined; // its closures are not needed any more
   }
   return r.code;
 }
@@ -114,7 +114,7 @@ export function docValue(run: Run, node: DocNode, base: Value | undefined): Valu
   }
   const memo = node.memo;
   if (memo.ctx === ctx) {
-    if (memo.computing) throw new RegoError("rego_recursion_error", `rule ${node.name} is recursive`);
+    if (memo.computing) throw recursionError(node.name);
     return memo.value;
   }
   memo.ctx = ctx;
@@ -415,7 +415,7 @@ export function allEqual(constants: (Value | undefined)[], v: Value): boolean {
 
 /** Adds one result of a partial rule to the node's object, copying shared sub-documents before writing. */
 function insert(root: RObject, keys: Value[], v: Value, r: CompiledRule, owned: Set<RObject | RSet>): void {
-  const conflict = () => new RegoError("eval_conflict_error", "object keys must be unique", r.loc);
+  const conflict = () => keyConflictError(r.loc);
   let obj = root;
   const last = keys.length - 1;
   for (let i = 0; i < last; i++) {

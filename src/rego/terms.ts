@@ -2,7 +2,7 @@ import type { Term } from "./ast.ts";
 import { compileBody } from "./bodies.ts";
 import { callSite, invoker } from "./calls.ts";
 import { type DocNode, forEachVar } from "./compiler.ts";
-import { RegoError, type Location } from "./errors.ts";
+import { keyConflictError, RegoError, type Location } from "./errors.ts";
 import { bind, type K, type Run, type Vals, type VK } from "./evaluator.ts";
 import { docPath, reference } from "./refs.ts";
 import { docValue, walkDoc } from "./rules.ts";
@@ -34,8 +34,8 @@ export interface CTerm {
 /** Every compiled term is made here, so all share one hidden class (their fields are read while evaluating). */
 export const cterm = (term: Term, needs: readonly number[] | false, one: One, each: Each, operand: Operand): CTerm => ({ term, needs, one, each, operand });
 
-export const CONSTANT = 0;
-export const SLOT = 1;
+const CONSTANT = 0;
+const SLOT = 1;
 export const PATH = 2;
 export const DATA = 3;
 export const RULE = 4;
@@ -218,7 +218,7 @@ export function compileTerm(t: Term, root: DocNode): CTerm {
           key.each(run, vals, (kv) =>
             value.each(run, vals, (v) => {
               const prev = out.get(kv);
-              if (prev !== undefined && !equal(prev, v)) throw new RegoError("eval_conflict_error", "object keys must be unique", t.loc);
+              if (prev !== undefined && !equal(prev, v)) throw keyConflictError(t.loc);
               out.set(kv, v);
               return false;
             }),

@@ -354,7 +354,8 @@ class RuleEmitter {
         gt: order(">"),
         gte: order(">="),
       };
-      return `${out} = ${inline[b.name] ?? `${this.k(b.binary)}(${x}, ${y})`};\n${then(out, fail)}`;
+      const operator = Object.hasOwn(inline, b.name) ? inline[b.name] : `${this.k(b.binary)}(${x}, ${y})`;
+      return `${out} = ${operator};\n${then(out, fail)}`;
     }
     // A built-in keeps nothing of its arguments, and nothing runs between filling the array and the call.
     const argv = this.k(new Array(args.length));

@@ -1,6 +1,6 @@
 import type { DocNode } from "../compiler.ts";
 import { builtinFailure } from "../calls.ts";
-import { RegoError, type Location } from "../errors.ts";
+import { keyConflictError, recursionError } from "../errors.ts";
 import { allEqual, callFunction, docValue, merge } from "../rules.ts";
 import { compare, equal, isCollection, lookup, RObject, RSet, setOwn, toJS, toJSON, type Value } from "../values.ts";
 
@@ -64,7 +64,7 @@ function readData(c: DataPath, data: Value): Value | undefined {
   return v;
 }
 
-export const NO_MEMBERS: Value[] = [];
+const NO_MEMBERS: Value[] = [];
 
 /** The members of a collection in Rego's order (for arrays, themselves); none for anything else. */
 function valuesOf(c: Value): readonly Value[] {
@@ -81,14 +81,14 @@ function keysOf(c: Value): readonly Value[] | null {
   return null;
 }
 
-export const recursion = (node: DocNode) => new RegoError("rego_recursion_error", `rule ${node.name} is recursive`);
-export const conflict = (loc: Location) => new RegoError("eval_conflict_error", "object keys must be unique", loc);
+const recursion = (node: DocNode) => recursionError(node.name);
+const conflict = keyConflictError;
 
 /** Puts one entry of a document into a JS answer, converted as OPA writes JSON. */
-export function put(out: Record<string, unknown>, key: Value, v: Value): void {
+function put(out: Record<string, unknown>, key: Value, v: Value): void {
   setOwn(out, typeof key === "string" ? key : toJSON(key), typeof v === "object" && v !== null ? toJS(v) : v);
 }
 
 /** Rego's key order, strings (nearly all keys) compared directly. */
-export const keyOrder = (a: Value, b: Value) => (typeof a === "string" && typeof b === "string" ? (a < b ? -1 : a === b ? 0 : 1) : compare(a, b));
+const keyOrder = (a: Value, b: Value) => (typeof a === "string" && typeof b === "string" ? (a < b ? -1 : a === b ? 0 : 1) : compare(a, b));
 
