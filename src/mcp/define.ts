@@ -1,10 +1,10 @@
 /**
- * What a capability hands the MCP host: tools, resources and prompts, each declared once with TypeBox so the
- * JSON Schema a client lists and the validation a call gets come from the same value. Nothing here names a
- * transport.
+ * What a capability hands the MCP host: tools, resources, resource templates and prompts, each declared once
+ * with TypeBox so the JSON Schema a client lists and the validation a call gets come from the same value.
+ * Nothing here names a transport.
  */
 import type { Static, TObject, TString } from "@sinclair/typebox";
-import type { CallToolResult, GetPromptResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, GetPromptResult, LoggingLevel, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 
 export interface ToolContext {
   /** Aborted when the client cancels the call or its connection goes away. */
@@ -13,13 +13,22 @@ export interface ToolContext {
   progress(update: { progress: number; total?: number; message?: string }): Promise<void>;
   /** The verified identity of the caller, when the transport established one. */
   caller?: string;
+  /**
+   * The MCP session the call belongs to (one per Streamable HTTP session, one per stdio connection); absent when
+   * the tool is reached another way (an A2A task). State kept per session ends with `McpServerSpec.onSessionEnd`.
+   */
+  session?: string;
+  /** Sends an MCP log notification to the client, at or above the level it set; a no-op elsewhere. */
+  log?(level: LoggingLevel, data: unknown): Promise<void>;
 }
 
+/** A tool. `output`, when given, is its outputSchema: a successful result's structuredContent must match it. */
 export interface Tool<S extends TObject = TObject> {
   name: string;
   title?: string;
   description: string;
   input: S;
+  output?: TObject;
   annotations?: ToolAnnotations;
   /** A thrown error becomes a result with `isError: true` for the model to read; it is not a protocol fault. */
   handler(args: Static<S>, context: ToolContext): Promise<CallToolResult>; // method syntax: any Tool<S> fits Tool[]
@@ -34,6 +43,23 @@ export interface Resource {
   read(): Promise<string | Uint8Array>;
 }
 
+/** Completes one argument (of a prompt or a resource template) from what the user typed so far. */
+export type Completer = (typed: string) => Promise<string[]>;
+
+/** Resources addressed by an RFC 6570 template (`chat://guilds/{guildId}/channels`). */
+export interface ResourceTemplate {
+  uriTemplate: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  /** Reads the resource whose URI matched the template; throw for one that does not exist. */
+  read(uri: string, variables: Record<string, string>): Promise<string | Uint8Array>;
+  /** The concrete resources it currently stands for, added to resources/list. */
+  list?(): Promise<{ uri: string; name: string; description?: string }[]>;
+  complete?: Record<string, Completer>;
+}
+
 /** Prompt arguments are strings in MCP; an object of optional or required strings describes them. */
 export type PromptArguments = TObject<Record<string, TString>>;
 
@@ -42,6 +68,7 @@ export interface Prompt<A extends PromptArguments = PromptArguments> {
   title?: string;
   description: string;
   arguments: A;
+  complete?: Partial<Record<keyof Static<A> & string, Completer>>;
   get(args: Static<A>): Promise<GetPromptResult>;
 }
 

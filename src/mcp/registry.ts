@@ -2,13 +2,20 @@
  * Named MCP servers and what each offers. Capabilities register into a server by name; the host serves every
  * server over stdio and Streamable HTTP. A name registered twice throws at start-up, not at call time.
  */
-import type { Prompt, Resource, Tool } from "./define.ts";
+import type { ToolFailure } from "./call.ts";
+import type { Prompt, Resource, ResourceTemplate, Tool } from "./define.ts";
 
 export interface McpServerInfo {
   name: string;
   title?: string;
   version: string;
   instructions?: string;
+}
+
+/** How a server presents itself beyond its info: its own wording of failed tool calls. */
+export interface McpServerOptions extends Omit<McpServerInfo, "name" | "version"> {
+  /** Renders invalid arguments and thrown errors as the result a client reads; plain text by default. */
+  failure?: ToolFailure;
 }
 
 export interface McpRegistryOptions {
@@ -26,11 +33,31 @@ export class McpServerSpec {
   readonly tools = new Map<string, Tool>();
   readonly resources = new Map<string, Resource>();
   readonly prompts = new Map<string, Prompt>();
+  readonly templates = new Map<string, ResourceTemplate>();
+  failure?: ToolFailure;
+  readonly #sessionEnd = new Set<(session: string) => void>();
 
   constructor(
     readonly info: McpServerInfo,
     readonly settled: () => Promise<void> = nothingPending,
   ) {}
+
+  /** Called when an MCP session (an HTTP session, a stdio connection) of this server ends. */
+  onSessionEnd(listener: (session: string) => void): this {
+    this.#sessionEnd.add(listener);
+    return this;
+  }
+
+  /** Tells the session-end listeners; one that throws is reported and does not keep the others from hearing. */
+  endSession(session: string, onError: (error: unknown) => void): void {
+    for (const listener of this.#sessionEnd) {
+      try {
+        listener(session);
+      } catch (error) {
+        onError(error);
+      }
+    }
+  }
 
   tool(...tools: Tool[]): this {
     for (const tool of tools) this.#add(this.tools, tool.name, tool, "tool");
@@ -39,6 +66,11 @@ export class McpServerSpec {
 
   resource(...resources: Resource[]): this {
     for (const resource of resources) this.#add(this.resources, resource.uri, resource, "resource");
+    return this;
+  }
+
+  template(...templates: ResourceTemplate[]): this {
+    for (const template of templates) this.#add(this.templates, template.uriTemplate, template, "resource template");
     return this;
   }
 
@@ -62,11 +94,12 @@ export class McpRegistry {
   ) {}
 
   /** The server of that name, created on first use. */
-  server(name: string, info: Omit<McpServerInfo, "name" | "version"> = {}): McpServerSpec {
+  server(name: string, { failure, ...info }: McpServerOptions = {}): McpServerSpec {
     if (!/^[a-z][a-z0-9-]*$/.test(name)) throw new Error(`MCP server name ${JSON.stringify(name)} must be lowercase letters, digits and dashes`);
     let spec = this.#servers.get(name);
     if (!spec) this.#servers.set(name, (spec = new McpServerSpec({ name, version: this.version, ...info }, this.options.settled)));
     else Object.assign(spec.info, info);
+    if (failure) spec.failure = failure;
     return spec;
   }
 

@@ -9,7 +9,11 @@ export async function serveStdio(spec: McpServerSpec, log: Logger): Promise<void
   const transport = new StdioServerTransport();
   const closed = Promise.withResolvers<void>();
   const server = createMcpServer(spec, log);
-  server.onclose = () => closed.resolve();
+  const endSession = server.onclose;
+  server.onclose = () => {
+    endSession?.();
+    closed.resolve();
+  };
   process.stdin.once("end", () => void server.close());
   await server.connect(transport);
   log.debug("MCP stdio server ready", { server: spec.info.name });

@@ -3,8 +3,8 @@ import { Type } from "@sinclair/typebox";
 import type { CapabilityFactory } from "../capability.ts";
 import { defineTool, jsonResult } from "../mcp/define.ts";
 
-export const platformCapability: CapabilityFactory = ({ mcp, health, config }) => {
-  mcp.server(config.mcp.default_server, { title: "Platform", instructions: "Runtime status of the platform." }).tool(
+export const platformCapability: CapabilityFactory = ({ mcp, health }) => {
+  mcp.server("platform", { title: "Platform", instructions: "Runtime status of the platform." }).tool(
     defineTool({
       name: "health",
       title: "Platform health",

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { LoggingMessageNotificationSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { platformCapability } from "../../src/platform/tools.ts";
-import { cancelled, fixtureCapability, resetCancelled } from "../fixtures/capability.ts";
+import { cancelled, endedSessions, fixtureCapability, resetCancelled } from "../fixtures/capability.ts";
 import { startApp, type RunningApp } from "../support/app.ts";
 
 let running: RunningApp;
@@ -35,7 +35,7 @@ test("/mcp is the default server and /mcp/<name> each named one", async () => {
 
   const fixture = await connect("/mcp/fixture");
   const { tools } = await fixture.listTools();
-  expect(tools.map((t) => t.name)).toEqual(["add", "whoami", "explode", "count_down"]);
+  expect(tools.map((t) => t.name)).toEqual(["add", "whoami", "explode", "divide", "misreport", "count_down"]);
   expect(tools[0]!.inputSchema).toMatchObject({ type: "object", required: ["a", "b"], properties: { a: { type: "integer" } } });
 });
 
@@ -51,15 +51,67 @@ test("a tool that throws answers a result with isError and one text item", async
   expect(result).toEqual({ isError: true, content: [{ type: "text", text: "the fuse was lit" }] });
 });
 
-test("invalid arguments are an invalid-params error naming the field; unknown tools too", async () => {
+test("invalid arguments are a result with isError naming the field, for the model to correct; unknown tools an invalid-params error", async () => {
   const fixture = await connect("/mcp/fixture");
-  const bad = await fixture.callTool({ name: "add", arguments: { a: "two" } }).catch((e) => e);
-  expect(bad).toBeInstanceOf(McpError);
-  expect(bad.code).toBe(-32602);
-  expect(bad.message).toContain("Invalid arguments for tool add: a:");
+  const bad = await fixture.callTool({ name: "add", arguments: { a: "two" } });
+  expect(bad.isError).toBe(true);
+  expect(bad.content).toEqual([{ type: "text", text: expect.stringMatching(/^Invalid arguments for tool add: a: /) }]);
   const unknown = await fixture.callTool({ name: "nope", arguments: {} }).catch((e) => e);
+  expect(unknown).toBeInstanceOf(McpError);
   expect(unknown.code).toBe(-32602);
-  expect(unknown.message).toContain("Unknown tool: nope");
+  expect(unknown.message).toBe("MCP error -32602: Unknown tool: nope");
+});
+
+test("a tool's output schema is listed, its structured result checked against it, and a result outside it is an error", async () => {
+  const fixture = await connect("/mcp/fixture");
+  const divide = (await fixture.listTools()).tools.find((t) => t.name === "divide")!;
+  expect(divide.outputSchema).toMatchObject({ type: "object", required: ["quotient", "remainder"] });
+  // The SDK client validates structuredContent against the listed schema itself; this passing is part of the test.
+  expect((await fixture.callTool({ name: "divide", arguments: { a: 17, b: 5 } })).structuredContent).toEqual({ quotient: 3, remainder: 2 });
+  expect(await fixture.callTool({ name: "divide", arguments: { a: 1, b: 0 } })).toMatchObject({ isError: true, content: [{ text: "division by zero" }] });
+  const broken = await fixture.callTool({ name: "misreport", arguments: {} });
+  expect(broken).toEqual({ isError: true, content: [{ type: "text", text: "tool misreport produced a malformed result; the fault is logged" }] });
+});
+
+test("resource templates are listed, their resources listed and read, and their variables completed", async () => {
+  const fixture = await connect("/mcp/fixture");
+  expect((await fixture.listResourceTemplates()).resourceTemplates).toEqual([
+    { uriTemplate: "fixture://words/{word}", name: "word", description: "A word and its length.", mimeType: "application/json" },
+  ]);
+  const { resources } = await fixture.listResources();
+  expect(resources.map((r) => r.uri)).toEqual(["fixture://greeting", "fixture://words/apple", "fixture://words/apricot", "fixture://words/banana"]);
+  expect((await fixture.readResource({ uri: "fixture://words/banana" })).contents).toEqual([
+    { uri: "fixture://words/banana", mimeType: "application/json", text: '{"word":"banana","length":6}' },
+  ]);
+  const missing = await fixture.readResource({ uri: "fixture://nowhere" }).catch((e) => e);
+  expect(missing.code).toBe(-32002);
+  const completed = await fixture.complete({ ref: { type: "ref/resource", uri: "fixture://words/{word}" }, argument: { name: "word", value: "ap" } });
+  expect(completed.completion).toEqual({ values: ["apple", "apricot"], total: 2, hasMore: false });
+  const mood = await fixture.complete({ ref: { type: "ref/prompt", name: "greet" }, argument: { name: "mood", value: "w" } });
+  expect(mood.completion.values).toEqual(["warm", "wry"]);
+});
+
+test("a tool's log lines reach a client at or above the level it set", async () => {
+  const fixture = await connect("/mcp/fixture");
+  const heard: unknown[] = [];
+  fixture.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) => void heard.push(params));
+  await fixture.setLoggingLevel("info");
+  await fixture.callTool({ name: "divide", arguments: { a: 4, b: 2 } });
+  await fixture.setLoggingLevel("debug");
+  await fixture.callTool({ name: "divide", arguments: { a: 9, b: 3 } });
+  // Notifications travel on the call's own stream, ahead of its result.
+  expect(heard).toEqual([{ level: "debug", logger: "divide", data: { dividing: [9, 3] } }]);
+});
+
+test("a session's end is told to the server's listeners, once", async () => {
+  const client = new Client({ name: "test", version: "1.0.0" });
+  const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp/fixture`));
+  await client.connect(transport);
+  const before = endedSessions.length;
+  await transport.terminateSession();
+  await client.close();
+  expect(endedSessions.length).toBe(before + 1);
+  expect(new Set(endedSessions).size).toBe(endedSessions.length);
 });
 
 test("progress reaches the client as notifications and cancelling aborts the handler's signal", async () => {
@@ -84,9 +136,12 @@ test("progress reaches the client as notifications and cancelling aborts the han
 
 test("resources and prompts are listed, read and rendered", async () => {
   const fixture = await connect("/mcp/fixture");
-  expect((await fixture.listResources()).resources).toEqual([
-    { uri: "fixture://greeting", name: "greeting", description: "A fixed greeting.", mimeType: "text/plain" },
-  ]);
+  expect((await fixture.listResources()).resources[0]).toEqual({
+    uri: "fixture://greeting",
+    name: "greeting",
+    description: "A fixed greeting.",
+    mimeType: "text/plain",
+  });
   expect((await fixture.readResource({ uri: "fixture://greeting" })).contents).toEqual([
     { uri: "fixture://greeting", mimeType: "text/plain", text: "hello" },
   ]);
@@ -102,7 +157,7 @@ test("resources and prompts are listed, read and rendered", async () => {
   expect(prompt.messages[0]!.content).toEqual({ type: "text", text: "Greet Ada warmly." });
   const missing = await fixture.getPrompt({ name: "greet", arguments: {} }).catch((e) => e);
   expect(missing.code).toBe(-32602);
-  expect(missing.message).toContain("who");
+  expect(missing.message).toBe("MCP error -32602: Invalid arguments for prompt greet: who: Expected required property");
 });
 
 test("sessions are separate, end with DELETE, and unknown ones or servers get JSON-RPC errors", async () => {
