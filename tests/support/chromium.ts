@@ -1,5 +1,5 @@
 /**
- * Debian's Chromium for browser tests (installed with apt-get when missing), driven by playwright-core over a
+ * Debian's Chromium for browser tests (installed by the project's tool script), driven by playwright-core over a
  * DevTools WebSocket while the process that serves the page under test is the one that drives the browser.
  *
  * Why not `chromium.launch`: over its pipe, in one Bun process with the page's server, a navigation now and
@@ -7,12 +7,11 @@
  * the WebSocket that was rarer, and with a timer firing every 20 ms in the process it did not happen in 60
  * runs; the timer also took a quarter off the run time, so the process was oversleeping its I/O.
  */
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type Browser } from "playwright-core";
-
-const chromiumPath = "/usr/bin/chromium";
+import { requireTool } from "./tools.ts";
 
 export interface RunningChromium {
   browser: Browser;
@@ -20,10 +19,7 @@ export interface RunningChromium {
 }
 
 export async function launchChromium(): Promise<RunningChromium> {
-  if (!existsSync(chromiumPath)) {
-    const install = Bun.spawn(["sh", "-c", "apt-get update && apt-get install -y chromium"], { stdout: "ignore", stderr: "inherit" });
-    if ((await install.exited) !== 0) throw new Error("chromium could not be installed with apt-get");
-  }
+  const chromiumPath = requireTool("chromium");
   const profile = mkdtempSync(join(tmpdir(), "platform-chromium-"));
   const proc = Bun.spawn(
     [

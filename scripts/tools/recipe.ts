@@ -1,0 +1,98 @@
+/**
+ * How the install script gets a tool: a recipe names the tool and its version, says how to tell it is there, and
+ * installs it into a fresh folder of the cache. Only the machine's registries are used: Debian's packages, the Go
+ * module proxy, PyPI and npm. Nothing here downloads from anywhere else.
+ */
+import { existsSync, mkdirSync, rmSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+export interface Recipe {
+  name: string;
+  /** The pinned version; the cache keeps one folder per version, so a change of pin installs afresh. */
+  version: string;
+  /** What the tool is for, printed while it installs. */
+  purpose: string;
+  /**
+   * Installs into `dir` (empty, removed again if this throws) and returns the executables it provides,
+   * by name, as paths inside `dir` or absolute paths (a Debian package's). Each gets a link in `<home>/bin`.
+   */
+  install(dir: string): Promise<Record<string, string>>;
+}
+
+/** Runs a command to completion, streaming its output to stderr; throws with its exit code. */
+export async function run(cmd: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<void> {
+  const child = Bun.spawn(cmd, { cwd: options.cwd, env: { ...process.env, ...options.env }, stdout: "inherit", stderr: "inherit", stdin: "ignore" });
+  const code = await child.exited;
+  if (code !== 0) throw new Error(`${cmd.join(" ")} exited with ${code}`);
+}
+
+let aptUpdated = false;
+
+/** Debian packages, installed with apt-get when any of `binaries` is missing (root, as CI machines are). */
+export const debian = (name: string, packages: string[], binaries: Record<string, string>, purpose: string): Recipe => ({
+  name,
+  version: "debian",
+  purpose,
+  async install() {
+    if (Object.values(binaries).some((path) => !existsSync(path))) {
+      if (!aptUpdated) await run(["apt-get", "update"]);
+      aptUpdated = true;
+      await run(["apt-get", "install", "-y", "--no-install-recommends", ...packages], { env: { DEBIAN_FRONTEND: "noninteractive" } });
+    }
+    const missing = Object.entries(binaries).find(([, path]) => !existsSync(path));
+    if (missing) throw new Error(`${packages.join(" ")} installed, yet ${missing[1]} is missing`);
+    return binaries;
+  },
+});
+
+/** A Go module's command, built from the module proxy with the machine's Go: `go install module@version`. */
+export const goInstall = (name: string, module: string, version: string, purpose: string): Recipe => ({
+  name,
+  version,
+  purpose,
+  async install(dir) {
+    await run(["go", "install", `${module}@${version}`], { env: { GOBIN: join(dir, "bin"), CGO_ENABLED: "0" } });
+    return { [name]: join(dir, "bin", name) };
+  },
+});
+
+/**
+ * Installs `recipe` unless its version is already in the cache under `home`; links its executables into
+ * `<home>/bin`. Returns whether it installed anything.
+ */
+export async function ensure(recipe: Recipe, home: string): Promise<boolean> {
+  const dir = join(home, recipe.name, recipe.version);
+  const marker = join(dir, ".installed.json");
+  if (existsSync(marker)) {
+    const binaries: Record<string, string> = await Bun.file(marker).json();
+    if (Object.values(binaries).every((path) => existsSync(path))) {
+      link(home, binaries);
+      return false;
+    }
+  }
+  // Built in a scratch folder and moved into place whole, so an interrupted install never looks finished.
+  const scratch = `${dir}.partial-${process.pid}`;
+  rmSync(scratch, { recursive: true, force: true });
+  mkdirSync(scratch, { recursive: true });
+  try {
+    const provided = await recipe.install(scratch);
+    rmSync(dir, { recursive: true, force: true });
+    renameSync(scratch, dir);
+    const binaries = Object.fromEntries(Object.entries(provided).map(([bin, path]) => [bin, path.startsWith(scratch) ? dir + path.slice(scratch.length) : path]));
+    writeFileSync(marker, JSON.stringify(binaries, null, 2));
+    link(home, binaries);
+    return true;
+  } catch (error) {
+    rmSync(scratch, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+function link(home: string, binaries: Record<string, string>): void {
+  mkdirSync(join(home, "bin"), { recursive: true });
+  for (const [name, target] of Object.entries(binaries)) {
+    const path = join(home, "bin", name);
+    rmSync(path, { force: true });
+    symlinkSync(target, path);
+  }
+}
