@@ -2,6 +2,10 @@
  * A vault lease: a token, a setup-page session, or a credential handed to a command. Pure configuration; the
  * vault's lease service sends the events and performs renewals. Expiry rides on the actor system's persisted
  * `deadline` (the renewal point while active, the expiry otherwise), so it survives restarts.
+ *
+ * At its renewal point an auto-renewing lease enters `renewing`, where the lease service decides once: RENEW
+ * (back to `active` for another period) or RENEWAL_DECLINED (to `expiring`, which only waits for the expiry).
+ * No state answers the decision's event by staying where it is, so a decision can never be asked for twice.
  */
 import { assign, setup } from "xstate";
 import type { DeadlineEvent } from "./system.ts";
@@ -32,7 +36,7 @@ export interface LeaseContext extends LeaseInput {
 export type LeaseEvent =
   | { type: "ACTIVATE"; at: number; ttlMs?: number }
   | { type: "RENEW"; at: number }
-  | { type: "RENEW_FAILED" }
+  | { type: "RENEWAL_DECLINED" }
   | { type: "REVOKE" }
   | DeadlineEvent;
 
@@ -77,7 +81,15 @@ export const leaseMachine = setup({
     renewing: {
       on: {
         RENEW: { target: "active", actions: "renew" },
-        RENEW_FAILED: { actions: "waitForExpiry" },
+        RENEWAL_DECLINED: "expiring",
+        REVOKE: "revoked",
+        DEADLINE: "expired",
+      },
+    },
+    // Not renewed automatically; its holder may still renew it explicitly until it expires.
+    expiring: {
+      on: {
+        RENEW: { target: "active", actions: "renew" },
         REVOKE: "revoked",
         DEADLINE: "expired",
       },
@@ -87,4 +99,4 @@ export const leaseMachine = setup({
   },
 });
 
-export type LeaseState = "issued" | "active" | "renewing" | "expired" | "revoked";
+export type LeaseState = "issued" | "active" | "renewing" | "expiring" | "expired" | "revoked";

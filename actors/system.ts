@@ -50,6 +50,18 @@ export class ActorPersistError extends Error {
   }
 }
 
+/**
+ * An actor was sent more events in one turn of the event loop than any real workload sends: something answers
+ * the actor's notifications by sending to it again, in a loop that would never let the process serve anything
+ * else. The send is refused; the loop ends with this error and the process keeps serving.
+ */
+export class ActorLoopError extends Error {
+  constructor(id: string, limit: number) {
+    super(`actor ${id} was sent ${limit} events in one turn of the event loop; refusing more until the next turn`);
+    this.name = "ActorLoopError";
+  }
+}
+
 export class ActorExistsError extends Error {
   constructor(id: string) {
     super(`an actor with id ${id} already exists`);
@@ -72,6 +84,10 @@ interface Entry {
   stored: boolean;
   /** Set when a transition could not be stored; the entry is then replaced from the database. */
   failed?: unknown;
+  /** After a failed transition, its deadline fires no sooner than this, so a store that keeps failing is not retried in a hot loop. */
+  retryNotBefore?: number;
+  /** Events sent to it in the current turn of the event loop (see ActorLoopError). */
+  sentThisTurn: number;
 }
 
 export interface ActorSystemOptions {
@@ -84,6 +100,10 @@ export interface ActorSystemOptions {
 
 // setTimeout's ceiling; a later deadline is re-armed when this one fires.
 const maxTimer = 2 ** 31 - 1;
+/** More events than this to one actor in one turn is a loop, not a workload (a task's busiest turn sends a handful). */
+const sendsPerTurn = 1000;
+/** How long a deadline waits after its transition could not be stored before it is tried again. */
+const failedRetryMs = 1000;
 
 export class ActorSystem {
   readonly #kinds = new Map<string, ActorKind>();
@@ -95,6 +115,8 @@ export class ActorSystem {
   readonly #turn: TurnTransaction;
   readonly #store: WriteTransition;
   #sweeper?: ReturnType<typeof setInterval>;
+  /** Entries sent to in this turn; their counts are reset when the turn ends. */
+  readonly #sentTo = new Set<Entry>();
 
   constructor({ db, log, retentionMs, now = Date.now }: ActorSystemOptions) {
     this.#db = db;
@@ -146,6 +168,7 @@ export class ActorSystem {
   send<M extends AnyStateMachine>(kind: ActorKind<M>, id: string, event: EventFrom<M>): boolean {
     const entry = this.#entries.get(id);
     if (!entry || entry.kind.kind !== kind.kind) return false;
+    this.#count(id, entry);
     entry.actor.send(event);
     if (entry.failed) throw new ActorPersistError(id, entry.failed);
     return true;
@@ -232,10 +255,34 @@ export class ActorSystem {
     return kind;
   }
 
-  #track(id: string, kind: ActorKind, actor: Actor<AnyStateMachine>, createdAt: Date, stored: boolean, listeners = new Set<Listener>()): Entry {
-    const entry: Entry = { kind, actor, createdAt, listeners, stored };
+  /** Counts a send to the entry in this turn; throws ActorLoopError past the limit. */
+  #count(id: string, entry: Entry): void {
+    if (!this.#sentTo.size) setImmediate(() => this.#newTurn());
+    this.#sentTo.add(entry);
+    if (++entry.sentThisTurn <= sendsPerTurn) return;
+    if (entry.sentThisTurn === sendsPerTurn + 1) this.#log.error("actor send loop stopped", { actorId: id, kind: entry.kind.kind, limit: sendsPerTurn });
+    throw new ActorLoopError(id, sendsPerTurn);
+  }
+
+  #newTurn(): void {
+    for (const entry of this.#sentTo) entry.sentThisTurn = 0;
+    this.#sentTo.clear();
+  }
+
+  #track(
+    id: string,
+    kind: ActorKind,
+    actor: Actor<AnyStateMachine>,
+    createdAt: Date,
+    stored: boolean,
+    listeners = new Set<Listener>(),
+    retryNotBefore?: number,
+  ): Entry {
+    const entry: Entry = { kind, actor, createdAt, listeners, stored, retryNotBefore, sentThisTurn: 0 };
     this.#entries.set(id, entry);
-    let last: unknown;
+    // A stored actor announces its stored snapshot when it starts: nothing to write or tell, only its deadline to
+    // arm. (Writing it again would also turn a store that keeps failing into a loop of reverts.)
+    let last: unknown = stored ? actor.getSnapshot() : undefined;
     entry.subscription = actor.subscribe({
       next: (snapshot) => {
         if (snapshot === last) return; // an event that changed nothing
@@ -248,6 +295,7 @@ export class ActorSystem {
       },
     });
     actor.start();
+    if (stored && actor.getSnapshot().status === "active") this.#arm(id, entry, deadlineOf(actor.getSnapshot()));
     return entry;
   }
 
@@ -260,7 +308,7 @@ export class ActorSystem {
     const row = findActor(this.#db, id);
     if (row?.status !== "active") return;
     const actor = createActor(entry.kind.machine, { id, snapshot: row.snapshot as never });
-    this.#track(id, entry.kind, actor, row.createdAt, true, listeners);
+    this.#track(id, entry.kind, actor, row.createdAt, true, listeners, this.#now() + failedRetryMs);
   }
 
   #persist(id: string, entry: Entry, snapshot: SnapshotFrom<AnyStateMachine>): void {
@@ -280,6 +328,7 @@ export class ActorSystem {
       else this.#fail(id, entry, error);
       return;
     }
+    entry.retryNotBefore = undefined;
     this.#arm(id, entry, deadline);
     const release = finished && entry.kind.releaseFinal === true;
     if (!joined) {
@@ -342,7 +391,7 @@ export class ActorSystem {
     entry.deadline = deadline;
     entry.timer = undefined;
     if (deadline === undefined) return;
-    const delay = Math.max(0, deadline - this.#now());
+    const delay = Math.max(0, deadline - this.#now(), (entry.retryNotBefore ?? 0) - this.#now());
     entry.timer = setTimeout(() => {
       entry.timer = undefined;
       if (delay > maxTimer) {

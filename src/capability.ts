@@ -10,6 +10,7 @@ import type { ErrorSurface } from "./errors.ts";
 import type { Health } from "./health.ts";
 import type { Logger } from "./log.ts";
 import type { McpRegistry } from "./mcp/registry.ts";
+import type { Metrics } from "./metrics.ts";
 
 export interface Runtime {
   config: Config;
@@ -18,6 +19,8 @@ export interface Runtime {
   actors: ActorSystem;
   mcp: McpRegistry;
   health: Health;
+  /** GET /metrics: a capability defines its own metrics here. */
+  metrics: Metrics;
 }
 
 export interface Capability {

@@ -107,8 +107,8 @@ export const ConfigSchema = Type.Object(
       setup_enabled: Type.Boolean({ default: true }),
       setup_port: Type.Integer({ minimum: 0, maximum: 65535, default: 9470 }),
       setup_session_seconds: Type.Integer({ minimum: 60, maximum: 7 * 86_400, default: 8 * 3600 }),
-      token_ttl_seconds: Type.Integer({ minimum: 10, maximum: 86_400, default: 900 }),
-      token_max_ttl_seconds: Type.Integer({ minimum: 10, maximum: 30 * 86_400, default: 86_400 }),
+      token_ttl_seconds: Type.Integer({ minimum: 1, maximum: 86_400, default: 900 }),
+      token_max_ttl_seconds: Type.Integer({ minimum: 1, maximum: 30 * 86_400, default: 86_400 }),
       max_request_bytes: Type.Integer({ minimum: 1024, maximum: 1024 ** 3, default: 1024 * 1024 }),
       exec_timeout_ms: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 60_000 }),
       /** Where `exec` looks up allowlisted commands. */

@@ -10,7 +10,9 @@ import type { Config } from "./config.ts";
 import { openDatabase } from "./db/client.ts";
 import { Health } from "./health.ts";
 import type { Logger } from "./log.ts";
+import { LoopLag } from "./loop-lag.ts";
 import { McpRegistry } from "./mcp/registry.ts";
+import { Metrics } from "./metrics.ts";
 import { version } from "./version.ts";
 
 export interface RunningRuntime extends Runtime {
@@ -46,13 +48,35 @@ export async function startRuntime(
   const database = openDatabase(join(config.data_dir, "platform.db"));
   const actors = new ActorSystem({ db: database.db, log, retentionMs: config.actors.retention_seconds * 1000 });
   const health = new Health(version);
-  const runtime: Runtime = { config, log, database, actors, mcp: new McpRegistry(version, { settled: () => actors.committed() }), health };
+  const metrics = new Metrics();
+  const runtime: Runtime = { config, log, database, actors, mcp: new McpRegistry(version, { settled: () => actors.committed() }), health, metrics };
+  const loopLag = new LoopLag();
 
   health.register("database", () => {
     database.sqlite.query("SELECT 1").get();
     return { status: "ok" };
   });
   health.register("actors", () => ({ status: "ok", ...actors.stats() }));
+  // Figures only: a loop that stands still cannot answer /health at all; this says how long it last stood.
+  health.register("eventLoop", () => ({ status: "ok", ...loopLag.stats() }));
+  metrics.define((prom, registry) => {
+    new prom.Gauge({
+      name: "platform_event_loop_lag_seconds",
+      help: "How late the event loop last ran a timer",
+      registers: [registry],
+      collect() {
+        this.set(loopLag.stats().lagMs / 1000);
+      },
+    });
+    new prom.Gauge({
+      name: "platform_event_loop_lag_max_seconds",
+      help: "The longest the event loop stood still in the last minute",
+      registers: [registry],
+      collect() {
+        this.set(loopLag.stats().maxLagMs / 1000);
+      },
+    });
+  });
 
   const capabilities: Capability[] = [];
   for (const factory of mcpServer === undefined ? factories : factoriesServing(mcpServer, factories))
@@ -62,6 +86,8 @@ export async function startRuntime(
     actors.startSweeping(Math.min(60_000, Math.max(1000, config.actors.retention_seconds * 100)));
     for (const capability of capabilities) await capability.start?.();
   }
+  // Measured from here on: start-up's own synchronous work (imports, compiling policies) is not a stall.
+  loopLag.start();
 
   return {
     ...runtime,
@@ -75,6 +101,7 @@ export async function startRuntime(
         }
       }
       actors.stop();
+      loopLag.stop();
       database.close();
     },
   };

@@ -12,7 +12,7 @@ import { mcpHttp } from "./mcp/http.ts";
 const requestIdPattern = /^[\w.:-]{1,128}$/;
 
 export function buildApp(runtime: RunningRuntime) {
-  const { config, log, health, mcp, capabilities } = runtime;
+  const { config, log, health, mcp, capabilities, metrics } = runtime;
   const bodyLimit = config.server.body_limit;
   const identifier = capabilities.find((c) => c.identify);
   const mcpTransport = mcpHttp(mcp, config.mcp, log, (request) => identifier?.identify?.(request));
@@ -52,6 +52,11 @@ export function buildApp(runtime: RunningRuntime) {
       if (status === "down") set.status = 503;
       set.headers["content-type"] = "application/json;charset=utf-8";
       return json;
+    })
+    .get("/metrics", async ({ set }) => {
+      const { contentType, body } = await metrics.render();
+      set.headers["content-type"] = contentType;
+      return body;
     })
     // Actors commit their changes a turn at a time (see ActorKind.groupCommit), and other writes of that turn go
     // with them: an answer leaves once they are stored. /health, declared above, writes nothing and does not wait.

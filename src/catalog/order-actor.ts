@@ -43,7 +43,7 @@ export const orderKind: ActorKind<typeof orderMachine> = {
       });
       return;
     }
-    // A restored actor re-announces its snapshot; only a real move changes the row.
+    // Only a move to another status changes the row.
     if (stored.status === status) return;
     if (status === "cancelled") for (const item of order.items) returnStock(tx, item.productId, item.quantity);
     setOrderStatus(tx, id, status, now);

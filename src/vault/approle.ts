@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import type { Db } from "../db/client.ts";
 import { randomToken, sha256 } from "./crypto.ts";
 import { VaultError } from "./errors.ts";
-import type { Leases, LeaseView } from "./leases.ts";
+import { isLive, type Leases, type LeaseView } from "./leases.ts";
 import type { LoginInput, RoleInput, SecretIdInput } from "./model.ts";
 import * as repo from "./repo.ts";
 
@@ -69,7 +69,7 @@ export class AppRoles {
     if (!repo.findSecretId(this.db, accessor)) throw new VaultError("NOT_FOUND", `No secret_id with accessor ${accessor}`);
     repo.revokeSecretId(this.db, accessor);
     for (const lease of repo.leasesOfSecretId(this.db, accessor))
-      if (["issued", "active", "renewing"].includes(lease.state)) this.leases.revoke(lease.id);
+      if (isLive(lease.state)) this.leases.revoke(lease.id);
   }
 
   login({ role_id, secret_id }: LoginInput): IssuedToken {

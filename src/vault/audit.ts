@@ -1,4 +1,4 @@
-/** The audit trail: one row per vault call. Only names, methods, paths and outcomes; never a credential. */
+/** The audit trail: one row per vault call or lease event. Only names, methods, paths and outcomes; never a credential. */
 import type { Db } from "../db/client.ts";
 import type { Logger } from "../log.ts";
 import { VaultError } from "./errors.ts";
@@ -12,38 +12,43 @@ export interface AuditEntry {
   path?: string;
 }
 
-export type Audit = <T>(entry: AuditEntry, run: () => Promise<T>, statusOf?: (result: T) => number | undefined) => Promise<T>;
+export type Audit = (<T>(entry: AuditEntry, run: () => Promise<T>, statusOf?: (result: T) => number | undefined) => Promise<T>) & {
+  /** Records something that happened without a call (a lease renewed or expired by the clock). */
+  record(entry: AuditEntry, outcome: string): void;
+};
 
 /** Wraps a call so that its outcome is recorded whatever happens; the query string is left out of the path. */
 export function createAudit(db: Db, log: Logger): Audit {
-  return async (entry, run, statusOf) => {
-    const started = performance.now();
-    const record = (status: number | undefined, outcome: string) => {
-      const row = {
-        at: new Date(),
-        caller: entry.caller,
-        operation: entry.operation,
-        service: entry.service ?? null,
-        method: entry.method ?? null,
-        path: entry.path?.split("?")[0]?.slice(0, 512) ?? null,
-        status: status ?? null,
-        outcome,
-        durationMs: Math.round(performance.now() - started),
-      };
-      try {
-        insertAudit(db, row);
-      } catch (error) {
-        log.error("audit record could not be written", { operation: entry.operation, error });
-      }
-      log.info("vault call", { ...row, at: undefined, duration: row.durationMs, durationMs: undefined });
+  const write = (entry: AuditEntry, status: number | undefined, outcome: string, durationMs: number) => {
+    const row = {
+      at: new Date(),
+      caller: entry.caller,
+      operation: entry.operation,
+      service: entry.service ?? null,
+      method: entry.method ?? null,
+      path: entry.path?.split("?")[0]?.slice(0, 512) ?? null,
+      status: status ?? null,
+      outcome,
+      durationMs,
     };
     try {
+      insertAudit(db, row);
+    } catch (error) {
+      log.error("audit record could not be written", { operation: entry.operation, error });
+    }
+    log.info("vault call", { ...row, at: undefined, duration: row.durationMs, durationMs: undefined });
+  };
+  const audit = async <T>(entry: AuditEntry, run: () => Promise<T>, statusOf?: (result: T) => number | undefined) => {
+    const started = performance.now();
+    const took = () => Math.round(performance.now() - started);
+    try {
       const result = await run();
-      record(statusOf?.(result), "ok");
+      write(entry, statusOf?.(result), "ok", took());
       return result;
     } catch (error) {
-      record(error instanceof VaultError ? error.status : 500, error instanceof VaultError ? error.code : "INTERNAL_ERROR");
+      write(entry, error instanceof VaultError ? error.status : 500, error instanceof VaultError ? error.code : "INTERNAL_ERROR", took());
       throw error;
     }
   };
+  return Object.assign(audit, { record: (entry: AuditEntry, outcome: string) => write(entry, undefined, outcome, 0) });
 }

@@ -2,12 +2,16 @@
  * Vault leases as actors: issuing, looking up by bearer hash, activating, revoking, and the automatic renewal
  * the machine asks for when a lease reaches its renewal point. The `vault_leases` row is written in the same
  * transaction as each snapshot.
+ *
+ * The renewal decision is made once per arrival in `renewing`, on a later turn of the event loop (never as a
+ * microtask of the notification that announced it), and either answer moves the lease out of `renewing`.
  */
 import { randomUUID } from "node:crypto";
 import type { Actor } from "xstate";
 import { leaseMachine, type LeaseContext, type LeaseInput, type LeaseState } from "../../actors/lease.machine.ts";
 import type { ActorKind, ActorSystem } from "../../actors/system.ts";
 import type { Db } from "../db/client.ts";
+import type { Logger } from "../log.ts";
 import * as repo from "./repo.ts";
 
 export type LeaseActor = Actor<typeof leaseMachine>;
@@ -22,7 +26,12 @@ export interface LeaseView {
 /** Decides whether a lease at its renewal point may live another period. */
 export type RenewalPolicy = (lease: LeaseView) => boolean;
 
-const live: LeaseState[] = ["issued", "active", "renewing"];
+/** What happened to a lease without anyone asking: the vault's audit trail records each. */
+export type LeaseEvent = "lease_renewed" | "lease_not_renewed" | "lease_expired";
+
+const liveStates: readonly LeaseState[] = ["issued", "active", "renewing", "expiring"];
+/** Whether a lease in `state` still admits its holder. */
+export const isLive = (state: LeaseState | string): boolean => liveStates.includes(state as LeaseState);
 
 export class Leases {
   readonly kind: ActorKind<typeof leaseMachine>;
@@ -32,7 +41,12 @@ export class Leases {
   constructor(
     private readonly actors: ActorSystem,
     private readonly db: Db,
-    private readonly policy: RenewalPolicy,
+    private readonly hooks: {
+      policy: RenewalPolicy;
+      /** Told of each renewal decision and each expiry, for the audit trail. */
+      happened(event: LeaseEvent, lease: LeaseView): void;
+      log: Logger;
+    },
   ) {
     this.kind = {
       kind: "vault-lease",
@@ -78,7 +92,7 @@ export class Leases {
     const row = repo.findLeaseByHash(this.db, hash);
     if (!row) return undefined;
     const lease = this.view(row.id);
-    if (!lease?.context || !live.includes(lease.state) || Date.now() >= lease.context.expiresAt) return undefined;
+    if (!lease?.context || !isLive(lease.state) || Date.now() >= lease.context.expiresAt) return undefined;
     return lease;
   }
 
@@ -95,9 +109,13 @@ export class Leases {
     this.actors.send(this.kind, id, { type: "REVOKE" });
   }
 
-  /** Notes that the holder used the lease; automatic renewal only keeps leases that are in use. */
+  /**
+   * Notes that the holder used the lease; automatic renewal only keeps leases that are in use. A lease that was
+   * not renewed at its renewal point (unused then) is renewed now that it is used again, if the policy allows.
+   */
   touch(id: string): void {
     this.#usedSinceRenewal.add(id);
+    if (this.actors.get(this.kind, id)?.getSnapshot().value === "expiring") this.#decideLater(id);
   }
 
   usedSinceRenewal(id: string): boolean {
@@ -113,25 +131,43 @@ export class Leases {
   }
 
   #watch(id: string): void {
+    let previous = this.view(id)?.state;
     const react = (lease: LeaseView) => {
+      const arrived = lease.state !== previous;
+      previous = lease.state;
       for (const listener of this.#watchers.get(id) ?? []) listener(lease);
-      if (lease.state === "renewing") queueMicrotask(() => this.#renewal(id));
+      if (!arrived) return;
+      if (lease.state === "renewing") this.#decideLater(id);
+      if (lease.state === "expired") this.hooks.happened("lease_expired", lease);
       if (lease.state === "expired" || lease.state === "revoked") {
         this.#watchers.delete(id);
         this.#usedSinceRenewal.delete(id);
       }
     };
     this.actors.subscribe(this.kind, id, (snapshot) => react({ id, state: snapshot.value as LeaseState, context: snapshot.context }));
-    const current = this.view(id);
-    if (current?.state === "renewing") queueMicrotask(() => this.#renewal(id));
+    // Restored at its renewal point (the process stopped before deciding): decide now.
+    if (previous === "renewing") this.#decideLater(id);
   }
 
-  #renewal(id: string): void {
-    const lease = this.view(id);
-    if (lease?.state !== "renewing") return;
-    if (this.policy(lease)) {
+  /**
+   * Decides on a later turn, so the turn that announced `renewing` (or the use of an `expiring` lease) has ended
+   * first. In `renewing` either answer leaves the state; in `expiring` only a renewal is sent.
+   */
+  #decideLater(id: string): void {
+    setImmediate(() => {
+      const lease = this.view(id);
+      if (lease?.state !== "renewing" && lease?.state !== "expiring") return; // decided, renewed or revoked meanwhile
+      const renew = this.hooks.policy(lease);
+      if (!renew && lease.state === "expiring") return;
       this.#usedSinceRenewal.delete(id);
-      this.actors.send(this.kind, id, { type: "RENEW", at: Date.now() });
-    } else this.actors.send(this.kind, id, { type: "RENEW_FAILED" });
+      try {
+        this.actors.send(this.kind, id, renew ? { type: "RENEW", at: Date.now() } : { type: "RENEWAL_DECLINED" });
+      } catch (error) {
+        // Not stored, so it stays `renewing`, whose deadline is its expiry: it ends then, unless its holder renews it.
+        this.hooks.log.error("vault lease renewal decision could not be stored", { leaseId: id, error });
+        return;
+      }
+      this.hooks.happened(renew ? "lease_renewed" : "lease_not_renewed", lease);
+    });
   }
 }

@@ -120,8 +120,8 @@ export type LoginInput = Static<typeof LoginInput>;
 export const RoleInput = Type.Object({
   name: Name,
   services: Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { description: "services the role may use; `*` for all" }),
-  token_ttl_seconds: Type.Optional(Type.Integer({ minimum: 10, maximum: 86_400 })),
-  token_max_ttl_seconds: Type.Optional(Type.Integer({ minimum: 10, maximum: 30 * 86_400 })),
+  token_ttl_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 86_400 })),
+  token_max_ttl_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 30 * 86_400 })),
 });
 export type RoleInput = Static<typeof RoleInput>;
 

@@ -59,12 +59,18 @@ export class VaultService {
   ) {
     this.config = config.vault;
     this.store = new SecretStore(db, new Keyring(keyDirOf(config)), { autoUnseal: config.vault.auto_unseal });
-    this.leases = new Leases(actors, db, (lease) => lease.context?.purpose === "token" && this.leases.usedSinceRenewal(lease.id) && this.roles.mayRenew(lease));
+    const vaultLog = log.child({ component: "vault" });
+    this.audit = createAudit(db, vaultLog);
+    this.leases = new Leases(actors, db, {
+      policy: (lease) => lease.context?.purpose === "token" && this.leases.usedSinceRenewal(lease.id) && this.roles.mayRenew(lease),
+      // The lease id stands in the path column: a lease event concerns no service or request.
+      happened: (event, lease) => this.audit.record({ caller: lease.context?.holder ?? "unknown", operation: event, path: `lease/${lease.id}` }, "ok"),
+      log: vaultLog,
+    });
     this.roles = new AppRoles(db, this.leases, {
       tokenTtlSeconds: config.vault.token_ttl_seconds,
       tokenMaxTtlSeconds: config.vault.token_max_ttl_seconds,
     });
-    this.audit = createAudit(db, log.child({ component: "vault" }));
   }
 
   // --- services ---

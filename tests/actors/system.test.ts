@@ -1,11 +1,12 @@
 import { afterAll, beforeEach, expect, test } from "bun:test";
 import { join } from "node:path";
 import { sql } from "drizzle-orm";
-import { ActorExistsError, ActorPersistError, ActorSystem } from "../../actors/system.ts";
+import { ActorExistsError, ActorLoopError, ActorPersistError, ActorSystem } from "../../actors/system.ts";
 import { findActor } from "../../actors/repo.ts";
 import { openDatabase, type DatabaseHandle } from "../../src/db/client.ts";
 import { createLogger } from "../../src/log.ts";
 import { counterKind } from "../fixtures/counter.machine.ts";
+import { allowStall } from "../support/loop.ts";
 import { tempDir } from "../support/temp.ts";
 
 const dir = tempDir();
@@ -125,6 +126,79 @@ test("a deadline kept in context fires after a restart, even if it passed while 
   expect(findActor(second.db, "t")).toMatchObject({ status: "done", deadline: null });
   after.stop();
   second.close();
+});
+
+test("a subscriber that answers every notification with a send to the same actor is stopped within the turn; the loop yields", async () => {
+  const handle = openDatabase(file);
+  const lines: string[] = [];
+  const actors = new ActorSystem({ db: handle.db, log: createLogger({ level: "error", write: (line) => void lines.push(line) }), retentionMs: 60_000 });
+  actors.register(counterKind);
+  actors.spawn(counterKind, "echo", { start: 0 });
+  allowStall(1000, "the loop runs its 1,000 stored transitions in one turn before the guard stops it");
+  // The shape of the vault bug: each notification queues a microtask that sends again, and microtasks never yield.
+  const refused = Promise.withResolvers<unknown>();
+  actors.subscribe(counterKind, "echo", () =>
+    queueMicrotask(() => {
+      try {
+        actors.send(counterKind, "echo", { type: "INC" });
+      } catch (error) {
+        refused.resolve(error);
+      }
+    }),
+  );
+  const nextTurn = new Promise<string>((resolve) => setImmediate(() => resolve("the event loop turned")));
+  actors.send(counterKind, "echo", { type: "INC" });
+  expect(await refused.promise).toBeInstanceOf(ActorLoopError);
+  expect(await nextTurn).toBe("the event loop turned");
+  expect(actors.get(counterKind, "echo")!.getSnapshot().context.count).toBe(1000);
+  expect(lines.filter((line) => line.includes("actor send loop stopped"))).toHaveLength(1);
+  // A new turn lets the actor be sent to again.
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(actors.send(counterKind, "echo", { type: "FINISH" })).toBe(true);
+  actors.stop();
+  handle.close();
+});
+
+test("a send from inside a notification to the same actor is also bounded, and a failing subscriber does not stop the others", () => {
+  const handle = openDatabase(file);
+  const actors = system(handle);
+  actors.spawn(counterKind, "sync", { start: 0 });
+  allowStall(1000, "1,000 stored transitions in one turn before the guard stops them");
+  const told: number[] = [];
+  actors.subscribe(counterKind, "sync", () => actors.send(counterKind, "sync", { type: "INC" }));
+  actors.subscribe(counterKind, "sync", (s) => void told.push(s.context.count));
+  actors.send(counterKind, "sync", { type: "INC" });
+  // Each nested send is stored before the outer notification goes on; the 1,001st is refused and the chain unwinds.
+  expect(actors.get(counterKind, "sync")!.getSnapshot().context.count).toBe(1000);
+  expect(told).toHaveLength(1000);
+  actors.stop();
+  handle.close();
+});
+
+test("a transition whose store keeps failing is retried no sooner than a second later, not in a loop", async () => {
+  const handle = openDatabase(file);
+  const lines: string[] = [];
+  const actors = new ActorSystem({ db: handle.db, log: createLogger({ level: "error", write: (line) => void lines.push(line) }), retentionMs: 60_000 });
+  let refuse = false;
+  actors.register({
+    ...counterKind,
+    record() {
+      if (refuse) throw new Error("disk full");
+    },
+  });
+  actors.spawn(counterKind, "d", { start: 0 });
+  actors.send(counterKind, "d", { type: "ARM", at: Date.now() });
+  refuse = true;
+  // The deadline fires at once and its transition cannot be stored: the actor is reverted to its stored snapshot,
+  // whose deadline has passed. Several turns later it has still been tried only once.
+  const failed = () => lines.filter((line) => line.includes("could not be stored")).length;
+  while (failed() === 0) await new Promise((resolve) => setImmediate(resolve));
+  for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setTimeout(resolve, 0));
+  expect(failed()).toBe(1);
+  expect(actors.get(counterKind, "d")!.getSnapshot().value).toBe("counting");
+  refuse = false;
+  actors.stop();
+  handle.close();
 });
 
 test("final actors are retired once their retention has passed, live ones never", () => {

@@ -69,26 +69,53 @@ test("AppRole: both ids log in; the token works over HTTP; revoked or wrong secr
   expect(await refused.json()).toMatchObject({ error: { code: "UNAUTHENTICATED" } });
 });
 
-test("a token in use is renewed at its renewal point and expires at its deadline when not", async () => {
+test("a token in use is renewed at its renewal point; one left unused is not, and expires at its deadline; each is audited", async () => {
   const { vault } = h.capability;
   const { role_id } = vault.roles.createRole({ name: "short", services: ["gh"], token_ttl_seconds: 10 });
   const { secret_id } = vault.roles.createSecretId("short");
   const issued = vault.roles.login({ role_id, secret_id });
-  const lease = vault.leases.view(issued.lease_id)!;
+  const id = issued.lease_id;
+  const states: string[] = [];
+  const arrived = (state: string) => {
+    const { promise, resolve } = Promise.withResolvers<void>();
+    const off = vault.leases.onChange(id, (l) => l.state === state && (off(), resolve()));
+    return promise;
+  };
+  vault.leases.onChange(id, (l) => void states.push(l.state));
   // Used, then at its renewal point (the persisted deadline fires) it is renewed, not expired.
   vault.roles.authenticate(issued.token);
-  const renewed = Promise.withResolvers<string>();
-  const off = vault.leases.onChange(lease.id, (l) => l.state === "active" && l.context!.renewals > 0 && renewed.resolve(l.state));
-  h.runtime.actors.send(vault.leases.kind, lease.id, { type: "DEADLINE" });
-  expect(await renewed.promise).toBe("active");
-  off();
-  // Unused since: the next deadline takes it through renewing (refused) to expired.
-  h.runtime.actors.send(vault.leases.kind, lease.id, { type: "DEADLINE" });
-  await Promise.resolve();
-  expect(vault.leases.view(lease.id)?.state).toBe("renewing");
-  h.runtime.actors.send(vault.leases.kind, lease.id, { type: "DEADLINE" });
-  expect(vault.leases.view(lease.id)?.state).toBe("expired");
+  const renewed = arrived("active");
+  h.runtime.actors.send(vault.leases.kind, id, { type: "DEADLINE" });
+  await renewed;
+  expect(vault.leases.view(id)!.context!.renewals).toBe(1);
+  // Unused since: at the next renewal point the decision is made once, on a later turn, and the lease only waits.
+  const expiring = arrived("expiring");
+  h.runtime.actors.send(vault.leases.kind, id, { type: "DEADLINE" });
+  await expiring;
+  // Used again before it expires: renewed then, once.
+  const late = arrived("active");
+  vault.roles.authenticate(issued.token);
+  vault.roles.authenticate(issued.token);
+  await late;
+  expect(vault.leases.view(id)!.context!.renewals).toBe(2);
+  // Left unused through the next renewal point, it expires at its deadline.
+  const unused = arrived("expiring");
+  h.runtime.actors.send(vault.leases.kind, id, { type: "DEADLINE" });
+  await unused;
+  h.runtime.actors.send(vault.leases.kind, id, { type: "DEADLINE" });
+  expect(vault.leases.view(id)?.state).toBe("expired");
+  expect(states).toEqual(["renewing", "active", "renewing", "expiring", "active", "renewing", "expiring", "expired"]);
   expect(() => vault.roles.authenticate(issued.token)).toThrow("valid vault token");
+  const audited = h.runtime.database.sqlite
+    .query("SELECT caller, operation FROM vault_audit WHERE path = ? ORDER BY id")
+    .all(`lease/${id}`);
+  expect(audited).toEqual([
+    { caller: "short", operation: "lease_renewed" },
+    { caller: "short", operation: "lease_not_renewed" },
+    { caller: "short", operation: "lease_renewed" },
+    { caller: "short", operation: "lease_not_renewed" },
+    { caller: "short", operation: "lease_expired" },
+  ]);
 });
 
 test("a sealed vault answers every request with the sealed error and changes nothing", async () => {
