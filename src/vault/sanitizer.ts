@@ -4,12 +4,17 @@
  * well-known token shapes of the configured services are matched by one combined expression. Each removal is
  * marked `[REDACTED:<service>]`.
  *
+ * Values written with escapes (percent, JSON, HTML character references; any subset of their bytes, in any
+ * case) are found by decoding around each escape (escapes.ts) with the same automaton.
+ *
  * Streaming: a redactor holds back only the bytes that could still begin a match (the automaton's current
- * depth, and a trailing run of token characters when shapes are in play), plus a match found right before them,
- * so a value split across chunks is still found and the output is the same at any chunk size.
+ * depth, the reach of an escape still to come, and a trailing run of token characters when shapes are in play),
+ * plus a match found right before them, so a value split across chunks is still found and the output is the
+ * same at any chunk size.
  */
 import { Automaton, blockHash } from "./automaton.ts";
 import { encodedForms } from "./encodings.ts";
+import { EscapeScanner } from "./escapes.ts";
 
 export interface SecretValue {
   service: string;
@@ -99,9 +104,14 @@ interface Span {
 
 export class Redactor {
   #held: Uint8Array = new Uint8Array(0);
+  /** Stream offset of the first held byte. */
+  #offset = 0;
   #state = 0;
-  /** Matches found in the held bytes, positions relative to them. */
+  /** Matches found in the held bytes, positions relative to them: the plain scan's, in order of their end. */
   #spans: Span[] = [];
+  /** Those found through escapes, in no particular order. */
+  #escapedSpans: Span[] = [];
+  readonly #escapes: EscapeScanner | undefined;
   /** The byte just before the held ones, for the word boundary of a shape starting there; -1 at the start. */
   #before = -1;
   readonly found = new Set<string>();
@@ -110,22 +120,26 @@ export class Redactor {
     private readonly automaton: Automaton | undefined,
     private readonly labels: string[],
     private readonly shapes: { regex: RegExp; services: string[] } | undefined,
-  ) {}
+  ) {
+    this.#escapes = automaton && new EscapeScanner(automaton, labels);
+  }
 
   /** Takes the next chunk; returns what can be released now, already redacted. */
   push(chunk: Uint8Array): Buffer {
     const buffer = this.#held.length ? Buffer.concat([this.#held, chunk]) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-    const spans = this.#spans;
-    if (this.automaton) this.#scan(buffer, this.#held.length, spans);
+    if (!this.automaton) return this.#release(buffer, buffer.length, buffer.length);
+    this.#scan(buffer, this.#held.length, this.#spans);
+    this.#escapes!.scan(buffer, this.#offset, this.#escapedSpans);
     // The earliest a match still to come can start.
-    const pending = buffer.length - (this.automaton ? this.automaton.depth[this.#state]! : 0);
-    return this.#release(buffer, pending, pending, spans);
+    const pending = Math.min(buffer.length - this.automaton.depth[this.#state]!, this.#escapes!.pending(this.#offset));
+    return this.#release(buffer, pending, pending);
   }
 
   /** Releases everything still held. */
   end(): Buffer {
     const buffer = Buffer.from(this.#held);
-    return this.#release(buffer, buffer.length, Infinity, this.#spans);
+    this.#escapes?.scan(buffer, this.#offset, this.#escapedSpans, true);
+    return this.#release(buffer, buffer.length, Infinity);
   }
 
   #scan(buffer: Uint8Array, from: number, spans: Span[]): void {
@@ -163,7 +177,8 @@ export class Redactor {
     this.#state = row / width;
   }
 
-  #release(buffer: Buffer, cut: number, pending: number, spans: Span[]): Buffer {
+  #release(buffer: Buffer, cut: number, pending: number): Buffer {
+    const spans = this.#escapedSpans.length ? [...this.#spans, ...this.#escapedSpans] : this.#spans;
     // Never cut through a match, nor right after one where a match can still start (the two would be one marker),
     // nor through a run of token characters that a shape could cover; keep it for the next round instead.
     for (let moved = true; moved; ) {
@@ -178,7 +193,10 @@ export class Redactor {
     cut = Math.max(0, cut);
     const released = spans.filter((s) => s.end <= cut);
     if (this.shapes && cut > 0) this.#shapeSpans(buffer, cut, released);
-    this.#spans = spans.filter((s) => s.end > cut).map((s) => ({ ...s, start: s.start - cut, end: s.end - cut }));
+    const kept = (list: Span[]) => list.filter((s) => s.end > cut).map((s) => ({ ...s, start: s.start - cut, end: s.end - cut }));
+    this.#spans = kept(this.#spans);
+    this.#escapedSpans = kept(this.#escapedSpans);
+    this.#offset += cut;
     if (cut > 0) this.#before = buffer[cut - 1]!;
     this.#held = buffer.subarray(cut).slice();
     if (!released.length) return buffer.subarray(0, cut);

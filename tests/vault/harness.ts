@@ -50,6 +50,20 @@ export function githubUpstream(token = githubToken): Server<undefined> & { seen:
             { headers: { "content-type": "application/json", "x-echo": token } },
           );
         }
+        case "/escaped": {
+          // The credential in every escaped form the sanitizer promises to read, in 3-byte chunks.
+          // Written out by hand: JSON.stringify would escape the backslashes of the \u form.
+          const bytes = new TextEncoder().encode(`{"forms":[${escapedForms(token).map((form) => `"${form}"`).join(",")}]}`);
+          return new Response(
+            new ReadableStream({
+              start(controller) {
+                for (let i = 0; i < bytes.length; i += 3) controller.enqueue(bytes.subarray(i, i + 3));
+                controller.close();
+              },
+            }),
+            { headers: { "content-type": "application/json", "x-escaped": escapedForms(token)[0]! } },
+          );
+        }
         case "/big":
           return new Response("x".repeat(64 * 1024), { headers: { "content-type": "text/plain" } });
         case "/slow":
@@ -68,6 +82,44 @@ export function githubUpstream(token = githubToken): Server<undefined> & { seen:
     },
   });
   return Object.assign(server, { seen });
+}
+
+const hex = (byte: number) => byte.toString(16).padStart(2, "0");
+
+/**
+ * A value in each escaped form docs/vault.md says the sanitizer removes: every byte percent-encoded (both cases,
+ * and a mixture), JSON \u escapes, HTML character references (decimal, hex, named), percent-encoded base64, and
+ * base64 of a document holding its base64.
+ */
+export function escapedForms(value: string): string[] {
+  const bytes = [...Buffer.from(value)];
+  return [
+    bytes.map((b) => `%${hex(b)}`).join(""),
+    bytes.map((b) => `%${hex(b).toUpperCase()}`).join(""),
+    bytes.map((b, i) => (i % 2 ? `%${hex(b)}` : String.fromCharCode(b))).join(""),
+    bytes.map((b) => `\\u${hex(b).padStart(4, "0")}`).join(""),
+    bytes.map((b, i) => (i % 3 === 0 ? `&#${b};` : i % 3 === 1 ? `&#x${hex(b)};` : String.fromCharCode(b))).join(""),
+    Buffer.from(value).toString("base64").replace(/[A-Za-z0-9]/g, (c) => `%${hex(c.charCodeAt(0))}`),
+    Buffer.from(JSON.stringify({ data: Buffer.from(value).toString("base64") })).toString("base64"),
+  ];
+}
+
+/** Undoes every escape the sanitizer reads and every base64 run, so what is left can be searched for a value. */
+export function decodedEverything(text: string): string {
+  let out = text;
+  // Twice: a form written inside JSON inside JSON carries its escapes escaped once more.
+  for (let round = 0; round < 2; round++)
+    out = out
+      .replace(/\\\\/g, "\\")
+      .replace(/%([0-9a-f]{2})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16)))
+      .replace(/\\u([0-9a-f]{4})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16)))
+      .replace(/&#x([0-9a-f]+);/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16)))
+      .replace(/&#(\d+);/g, (_, d: string) => String.fromCharCode(Number(d)));
+  // Base64 of base64 takes two rounds; each reads every long run at each of its four alignments.
+  for (let round = 0; round < 2; round++)
+    for (const run of out.match(/[A-Za-z0-9+/=_-]{16,}/g) ?? [])
+      for (let cut = 0; cut < 4; cut++) out += ` ${Buffer.from(run.slice(cut), "base64").toString("latin1")}`;
+  return out;
 }
 
 /** An STS-like endpoint that recomputes the AWS Signature V4 of each request and refuses a wrong one. */

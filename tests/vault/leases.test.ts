@@ -43,12 +43,15 @@ async function login(server: Running, credentials: { role_id: string; secret_id:
 const audited = (server: Running, id: string, operation: string) =>
   server.waitForLine((line) => line.includes(`"operation":"${operation}"`) && line.includes(`lease/${id}`));
 
-/** /health answers, and the server's event loop has not stood still for 200 ms in the last minute. */
+/**
+ * /health answers, and the server's event loop has not stood still for long in the last minute: the loop this
+ * guards against never ended; the bound leaves room for a machine busy with the test's other processes.
+ */
 async function healthy(server: Running) {
   const res = await fetch(`${server.url}/health`);
   expect(res.status).toBe(200);
   const { subsystems } = (await res.json()) as { subsystems: { eventLoop: { maxLagMs: number } } };
-  expect(subsystems.eventLoop.maxLagMs).toBeLessThan(200);
+  expect(subsystems.eventLoop.maxLagMs).toBeLessThan(500);
 }
 
 async function stops(server: Running) {

@@ -8,6 +8,8 @@ const sanitizer = new Sanitizer([{ service: "pay", value: secret }, { service: "
 ]);
 
 const streamed = (text: string, size: number) => streamedWith(sanitizer, text, size);
+/** The many cases of a property test take turns with the event loop, as a server's work would. */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 test("every encoding of a value is redacted and marked with its service", () => {
   const forms = [
@@ -122,9 +124,10 @@ describe("streamed redaction equals a slow search over every form", () => {
     ],
   };
   for (const [name, secrets] of Object.entries(cases))
-    test(name, () => {
+    test(name, async () => {
       const sanitizer = new Sanitizer(secrets);
       for (let seed = 1; seed <= 12; seed++) {
+        await nextTurn();
         const text = bodyWith(secrets, seed, 600);
         const whole = sanitizer.text(text).text;
         expect(whole.replace(anyMarker, "[R]")).toBe(slowRedact(text, secrets));
@@ -161,7 +164,7 @@ test("token shapes split across chunks are found at every chunk size, and each n
   for (let size = 1; size <= text.length; size++) expect(streamedWith(shaped, text, size)).toBe(expected);
 });
 
-test("with token shapes as well, streaming at every chunk size gives what the whole text gives", () => {
+test("with token shapes as well, streaming at every chunk size gives what the whole text gives", async () => {
   const secrets = [
     { service: "pay", value: "tok-7Hq2Lx9Pw4Zr" },
     { service: "gh", value: `ghp_${"Q".repeat(36)}` }, // a value that also has a shape
@@ -172,6 +175,7 @@ test("with token shapes as well, streaming at every chunk size gives what the wh
   ]);
   const tokens = [`ghp_${"a1".repeat(18)}`, `AKIA${"B2".repeat(8)}`, `xAKIA${"B2".repeat(8)}`, `ghp_${"Q".repeat(36)}`, "tok-7Hq2Lx9Pw4Zr"];
   for (let seed = 1; seed <= 8; seed++) {
+    await nextTurn();
     const next = random(seed);
     let text = bodyWith(secrets, seed, 300);
     for (let k = 0; k < 6; k++) {
@@ -190,4 +194,66 @@ test("past the longest held run of token characters, a shape still needs a word 
   const glued = `${"a".repeat(5000)}ghp_${"x".repeat(36)} end`;
   expect(sanitizer.text(glued).text).toBe(glued);
   for (const size of [1, 7, 4096, 5000]) expect(streamed(glued, size)).toBe(glued);
+});
+
+describe("values written with escapes", () => {
+  const hex = (byte: number) => byte.toString(16).padStart(2, "0");
+  const chars = [...secret];
+  // Each a way an upstream may write the value: every byte escaped, some of them, in either case.
+  const escaped: Record<string, string> = {
+    "every byte percent-encoded": [...Buffer.from(secret)].map((b) => `%${hex(b)}`).join(""),
+    "every byte percent-encoded, upper case": [...Buffer.from(secret)].map((b) => `%${hex(b).toUpperCase()}`).join(""),
+    "some bytes percent-encoded": chars.map((c, i) => (i % 3 ? c : `%${hex(c.charCodeAt(0))}`)).join(""),
+    "JSON \\u escapes": chars.map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`).join(""),
+    "JSON \\u escapes, some, upper case": chars.map((c, i) => (i % 2 ? c : `\\u00${hex(c.charCodeAt(0)).toUpperCase()}`)).join(""),
+    "HTML decimal references": chars.map((c) => `&#${c.charCodeAt(0)};`).join(""),
+    "HTML hex references, some": chars.map((c, i) => (i % 2 ? `&#x${hex(c.charCodeAt(0))};` : c)).join(""),
+    "HTML named references": "p&commat;ss w&sol;rd&amp;more",
+    "percent-encoded base64": encodeURIComponent(Buffer.from(secret).toString("base64")).replace(/[A-Za-z]/g, (c) => `%${hex(c.charCodeAt(0))}`),
+    "base64 of base64": Buffer.from(`{"data":"${Buffer.from(secret).toString("base64")}"}`).toString("base64"),
+    "base64 of base64, shifted": Buffer.from(`xy{"data":"${Buffer.from(secret).toString("base64")}"}`).toString("base64"),
+  };
+  for (const [name, form] of Object.entries(escaped))
+    test(`${name}: redacted whole and at every chunk size`, () => {
+      const text = `before ${form} after`;
+      const whole = sanitizer.text(text).text;
+      expect(whole).toMatch(/^before [^ ]*\[REDACTED:(pay|db)\][^ ]* after$/);
+      for (let size = 1; size <= text.length; size += size < 16 ? 1 : 7) expect(streamed(text, size)).toBe(whole);
+    });
+
+  test("escapes that stand for no secret pass unchanged, half-written ones included", () => {
+    const text = 'a 50%25 off &amp; more \\n "quoted \\"x\\"" \\u00e9t\\u00e9 &#233; &unknown; %zz \\q &#x; tail %4';
+    expect(sanitizer.text(text).text).toBe(text);
+    for (let size = 1; size <= 9; size++) expect(streamed(text, size)).toBe(text);
+  });
+
+  test("any mixture of escapes leaves no way to read the value back, and streaming gives what the whole text gives", async () => {
+    /** Undoes every escape the sanitizer understands, so what is left can be searched for the plain value. */
+    const decodeAll = (text: string) =>
+      text
+        .replace(/%([0-9a-f]{2})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16)))
+        .replace(/\\u([0-9a-f]{4})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16)))
+        .replace(/&#x([0-9a-f]+);/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16)))
+        .replace(/&#(\d+);/g, (_, d: string) => String.fromCharCode(Number(d)));
+    const writers = [
+      (c: string) => c,
+      (c: string) => `%${hex(c.charCodeAt(0))}`,
+      (c: string) => `%${hex(c.charCodeAt(0)).toUpperCase()}`,
+      (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+      (c: string) => `&#${c.charCodeAt(0)};`,
+      (c: string) => `&#X${hex(c.charCodeAt(0))};`,
+    ];
+    for (let seed = 1; seed <= 40; seed++) {
+      await nextTurn();
+      const next = random(seed);
+      const value = next(2) ? secret : Buffer.from(secret).toString("base64");
+      const mixed = [...value].map((c) => writers[next(writers.length)]!(c)).join("");
+      const text = `{"id":${seed},"x":"${mixed}","tail":"50%25 &amp; done"}`;
+      const whole = sanitizer.text(text).text;
+      expect(decodeAll(whole)).not.toContain(secret);
+      expect(decodeAll(whole)).not.toContain(Buffer.from(secret).toString("base64"));
+      expect(whole).toEndWith(',"tail":"50%25 &amp; done"}');
+      for (const size of [1, 2, 3, 5, 8, 13, 64]) expect(streamed(text, size)).toBe(whole);
+    }
+  });
 });
