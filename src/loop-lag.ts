@@ -21,7 +21,6 @@ export class LoopLag {
   #last = 0;
   #lag = 0;
   #samples = 0;
-  #peak = 0;
 
   constructor(private readonly intervalMs = 50) {}
 
@@ -44,19 +43,9 @@ export class LoopLag {
     return { lagMs: round(this.#lag), maxLagMs: round(max), samples: this.#samples };
   }
 
-  /** The longest stall since the last call (or the start), in ms; starts the next period. */
-  takePeak(): number {
-    // A stall that ended just now, before the timer could run, counts too, in this period and not the next.
-    const peak = Math.max(this.#peak, this.#pending());
-    this.#last = performance.now();
-    this.#peak = 0;
-    return round(peak);
-  }
-
   #tick(): void {
     const now = performance.now();
     this.#lag = Math.max(0, now - this.#last - this.intervalMs);
-    if (this.#lag > this.#peak) this.#peak = this.#lag;
     this.#last = now;
     this.#samples++;
     const second = this.#second();

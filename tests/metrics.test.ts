@@ -2,7 +2,9 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import parsePrometheus from "parse-prometheus-text-format";
 import { platformCapability } from "../src/platform/tools.ts";
 import { startApp, type RunningApp } from "./support/app.ts";
-import { allowStall } from "./support/loop.ts";
+import { allowStall, failOnStalls } from "./support/loop.ts";
+
+failOnStalls();
 
 let running: RunningApp;
 beforeAll(async () => {

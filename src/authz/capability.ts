@@ -61,6 +61,9 @@ function hub(runtime: Runtime) {
 
 export const securityOf = (runtime: Runtime): Security => hub(runtime).security;
 
+/** How often a remote policy engine is asked whether it is up (OPA's GET /health). */
+const engineProbeMs = 10_000;
+
 export const authzCapability: CapabilityFactory = async (runtime) => {
   const { config, log: rootLog, health } = runtime;
   const log = rootLog.child({ capability: "authz" });
@@ -95,14 +98,18 @@ export const authzCapability: CapabilityFactory = async (runtime) => {
     log,
   }));
   let opaServer: Server<unknown> | undefined;
+  let prober: ReturnType<typeof setInterval> | undefined;
 
   health.register("authorization", () => {
     const auditStats = audit?.stats();
     const troubled = auditStats && (auditStats.dropped > 0 || auditStats.pending > 0 && auditStats.failedAttempts > 0);
     const svid = source?.current();
+    // A remote engine that did not answer last time means every decision now is a denial: say so, and why.
+    const engineState = provider.reachability?.();
     return {
-      status: troubled ? "degraded" : "ok",
+      status: troubled || (engineState && !engineState.reachable) ? "degraded" : "ok",
       ...service.stats(),
+      ...(engineState ? { engine: { endpoint: settings.engine_endpoint, ...engineState } } : {}),
       policyVersion: engine?.version ?? null,
       audit: auditStats ?? { enabled: false },
       identity: svid ? { spiffeId: svid.spiffeId, notAfter: svid.notAfter.toISOString() } : null,
@@ -119,6 +126,11 @@ export const authzCapability: CapabilityFactory = async (runtime) => {
       parts.appServer = server ?? undefined;
     }),
     async start() {
+      // Between decisions too, /health should know whether a remote engine would answer.
+      if (provider.probe) {
+        prober = setInterval(() => void provider.probe!().catch(() => {}), engineProbeMs);
+        prober.unref();
+      }
       if (identity.mtls.enabled) {
         if (!source) throw new Error("identity.mtls.enabled needs an SVID: set identity.svid.* or run in development");
         // Loaded only here: node:tls and node:net cost a start without mTLS several milliseconds.
@@ -142,6 +154,7 @@ export const authzCapability: CapabilityFactory = async (runtime) => {
       }
     },
     async stop() {
+      clearInterval(prober);
       await opaServer?.stop(true);
       await parts.front?.close();
       await audit?.close();

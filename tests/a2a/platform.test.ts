@@ -6,6 +6,9 @@ import { platformCapability } from "../../src/platform/tools.ts";
 import { fixtureCapability } from "../fixtures/capability.ts";
 import { startApp, type RunningApp } from "../support/app.ts";
 import { call, openAuthorization, rpc } from "./support.ts";
+import { failOnStalls } from "../support/loop.ts";
+
+failOnStalls();
 
 let running: RunningApp;
 let base = "";

@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { RpcCode, type A2AServer } from "../../src/a2a/index.ts";
 import { call, gate, readEvents, startAgent } from "./support.ts";
+import { failOnStalls } from "../support/loop.ts";
+
+failOnStalls();
 
 let server: A2AServer;
 let url = "";

@@ -7,6 +7,9 @@ import { createLogger } from "../../src/log.ts";
 import { counterKind } from "../fixtures/counter.machine.ts";
 import { groupedKind, refuseCommitsFromThree, refusingKind } from "../fixtures/refused-commit.ts";
 import { tempDir } from "../support/temp.ts";
+import { failOnStalls } from "../support/loop.ts";
+
+failOnStalls();
 
 const dir = tempDir();
 afterAll(() => dir.remove());

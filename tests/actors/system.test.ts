@@ -6,8 +6,10 @@ import { findActor } from "../../actors/repo.ts";
 import { openDatabase, type DatabaseHandle } from "../../src/db/client.ts";
 import { createLogger } from "../../src/log.ts";
 import { counterKind } from "../fixtures/counter.machine.ts";
-import { allowStall } from "../support/loop.ts";
 import { tempDir } from "../support/temp.ts";
+import { allowStall, failOnStalls } from "../support/loop.ts";
+
+failOnStalls();
 
 const dir = tempDir();
 afterAll(() => dir.remove());

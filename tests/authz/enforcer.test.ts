@@ -127,11 +127,69 @@ describe("failures deny", () => {
     expect(await decide(closedUrl)).toStartWith("denied: policy engine unreachable:");
     expect(await decide(`http://127.0.0.1:${hanging.port}`, 50)).toBe("denied: policy engine unreachable: no answer within 50 ms");
     const base = `http://127.0.0.1:${garbage.port}`;
-    expect(await decide(`${base}/not-json`)).toBe('denied: policy engine answered garbage (the answer is not JSON: "<html>oops</html>")');
+    expect(await decide(`${base}/not-json`)).toMatch(/^denied: policy engine answered garbage \(the answer is not well-formed JSON \(JSON Parse error: .*\): "<html>oops<\/html>"\)$/);
     expect(await decide(`${base}/array`)).toBe("denied: policy engine answered garbage (result is an array, not an object)");
     expect(await decide(`${base}/no-allow`)).toBe("denied: policy engine answered garbage (allow is not a boolean)");
     expect(await decide(`${base}/error`)).toBe("denied: policy engine unreachable: HTTP 500: boom");
     expect(await decide(`${base}/undefined`)).toBe("denied: policy package platform.authz is not loaded");
+  });
+});
+
+describe("an engine's answer is taken exactly as sent, or not at all", () => {
+  test("a redirect is not followed: it denies, and the place it points to is never asked", async () => {
+    let asked = 0;
+    const elsewhere = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => (asked++, Response.json({ result: { allow: true } })) });
+    const redirecting = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: (req) => Response.redirect(`http://127.0.0.1:${elsewhere.port}${new URL(req.url).pathname}`, 307),
+    });
+    servers.push(elsewhere, redirecting);
+    const provider = opaProvider({ endpoint: `http://127.0.0.1:${redirecting.port}`, policyPath: "x", timeoutMs: 2000 });
+    const decision = await enforcer(provider).service.checkInbound(planner, "task.send");
+    expect(decision.allowed).toBe(false);
+    expect(decision.reason).toBe(`denied: policy engine unreachable: HTTP 307 redirect to http://127.0.0.1:${elsewhere.port}/v1/data/x, not followed`);
+    expect(asked).toBe(0);
+  });
+
+  test("duplicate keys, a byte-order mark, trailing bytes, or bytes that are not UTF-8 deny; an allow is never read from them", async () => {
+    const allow = '{"allow":true,"reason":"allowed: caller capability"}';
+    const answers: Record<string, () => Response> = {
+      // JSON.parse would keep the last `result`, and allow.
+      "/duplicate": () => new Response(`{"result":{"allow":false},"result":${allow}}`),
+      "/duplicate-inside": () => new Response(`{"result":{"allow":false,"allow":true}}`),
+      "/duplicate-escaped": () => new Response(`{"result":{"allow":false,"\u0061llow":true}}`),
+      "/bom": () => new Response(new Uint8Array([0xef, 0xbb, 0xbf, ...new TextEncoder().encode(`{"result":${allow}}`)])),
+      "/trailing": () => new Response(`{"result":${allow}} {"result":${allow}}`),
+      "/latin1": () => new Response(new Uint8Array([...new TextEncoder().encode(`{"result":${allow},"x":"`), 0xe9, 0x22, 0x7d])),
+    };
+    const garbage = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (req) => answers[new URL(req.url).pathname.replace("/v1/data/x", "")]!() });
+    servers.push(garbage);
+    for (const [path, reason] of [
+      ["/duplicate", 'duplicate key "result" in an object'],
+      ["/duplicate-inside", 'duplicate key "allow" in an object'],
+      ["/duplicate-escaped", 'duplicate key "allow" in an object'],
+      ["/bom", "JSON Parse error"],
+      ["/trailing", "JSON Parse error"],
+      ["/latin1", "the answer is not UTF-8"],
+    ]) {
+      const provider = opaProvider({ endpoint: `http://127.0.0.1:${garbage.port}${path}`, policyPath: "x", timeoutMs: 2000 });
+      const decision = await enforcer(provider).service.checkInbound(planner, "task.send");
+      expect(decision.allowed).toBe(false);
+      expect(decision.reason).toStartWith("denied: policy engine answered garbage");
+      expect(decision.reason).toContain(reason!);
+    }
+  });
+
+  test("the provider says whether the engine answered last time, and the last error", async () => {
+    const up = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => Response.json({}) });
+    servers.push(up);
+    const provider = opaProvider({ endpoint: `http://127.0.0.1:${up.port}`, policyPath: "x", timeoutMs: 2000 });
+    await provider.probe!();
+    expect(provider.reachability!()).toMatchObject({ reachable: true, lastError: null });
+    await up.stop(true);
+    await provider.probe!().catch(() => {});
+    expect(provider.reachability!()).toMatchObject({ reachable: false, lastError: expect.any(String), lastErrorAt: expect.any(String) });
   });
 });
 

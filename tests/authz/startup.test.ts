@@ -49,8 +49,21 @@ test("a policy that does not parse stops start-up with file:line", async () => {
   await expect(start({ PLATFORM_AUTHORIZATION__POLICY_DIR: policies })).rejects.toThrow(/^broken\.rego:\d+:\d+: /);
 });
 
-test("an unreachable opa engine at start-up is a warning; decisions deny", async () => {
-  await start({ PLATFORM_AUTHORIZATION__PROVIDER: "opa", PLATFORM_AUTHORIZATION__ENGINE_ENDPOINT: "http://127.0.0.1:1" });
+test("an unreachable opa engine at start-up is a warning; /health says authorization is degraded, with the error", async () => {
+  const dataDir = join(dir.path, `data-${++count}`);
+  const config = loadConfig({ env: { PLATFORM_DATA_DIR: dataDir, PLATFORM_AUTHORIZATION__PROVIDER: "opa", PLATFORM_AUTHORIZATION__ENGINE_ENDPOINT: "http://127.0.0.1:1" } });
+  const runtime = await startRuntime(config, quiet, [authzCapability]);
+  try {
+    const { status, subsystems } = runtime.health.report();
+    expect(status).toBe("degraded");
+    expect(subsystems.authorization).toMatchObject({
+      status: "degraded",
+      provider: "opa",
+      engine: { endpoint: "http://127.0.0.1:1", reachable: false, lastError: expect.stringMatching(/\S/), lastAnswerAt: null },
+    });
+  } finally {
+    await runtime.close();
+  }
 });
 
 test("serve in development creates the CA; identity issue writes a client SVID that the mTLS listener accepts", async () => {

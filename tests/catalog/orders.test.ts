@@ -3,6 +3,9 @@ import { ActorPersistError } from "../../actors/system.ts";
 import { orderKind } from "../../src/catalog/order-actor.ts";
 import { findOrder, findProduct } from "../../src/catalog/repo.ts";
 import { address, openShop, productInput, type Shop } from "./support.ts";
+import { failOnStalls } from "../support/loop.ts";
+
+failOnStalls();
 
 let shop: Shop;
 beforeAll(async () => {

@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { openShop, productInput, type Shop } from "./support.ts";
+import { failOnStalls } from "../support/loop.ts";
+
+failOnStalls();
 
 let shop: Shop;
 beforeAll(async () => {

@@ -12,6 +12,9 @@ import { McpRegistry } from "../../src/mcp/registry.ts";
 import { createMcpServer } from "../../src/mcp/server.ts";
 import { groupedKind, refuseCommitsFromThree, refusingKind } from "../fixtures/refused-commit.ts";
 import { tempDir } from "../support/temp.ts";
+import { failOnStalls } from "../support/loop.ts";
+
+failOnStalls();
 
 const dir = tempDir();
 afterAll(() => dir.remove());

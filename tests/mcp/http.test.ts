@@ -5,6 +5,9 @@ import { LoggingMessageNotificationSchema, McpError } from "@modelcontextprotoco
 import { platformCapability } from "../../src/platform/tools.ts";
 import { cancelled, endedSessions, fixtureCapability, resetCancelled } from "../fixtures/capability.ts";
 import { startApp, type RunningApp } from "../support/app.ts";
+import { failOnStalls } from "../support/loop.ts";
+
+failOnStalls();
 
 let running: RunningApp;
 let base = "";

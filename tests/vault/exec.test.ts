@@ -2,6 +2,9 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { VaultError } from "../../src/vault/errors.ts";
 import type { VaultService } from "../../src/vault/service.ts";
 import { githubToken, startVault, type Harness } from "./harness.ts";
+import { failOnStalls } from "../support/loop.ts";
+
+failOnStalls();
 
 const operator = { name: "test", services: ["*"] };
 let h: Harness;

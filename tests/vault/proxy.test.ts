@@ -3,6 +3,9 @@ import type { Caller } from "../../src/vault/approle.ts";
 import { VaultError } from "../../src/vault/errors.ts";
 import type { VaultService } from "../../src/vault/service.ts";
 import { awsUpstream, githubToken, githubUpstream, startVault, type Harness } from "./harness.ts";
+import { failOnStalls } from "../support/loop.ts";
+
+failOnStalls();
 
 const operator: Caller = { name: "test", services: ["*"] };
 let h: Harness;

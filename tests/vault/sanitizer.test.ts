@@ -1,6 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { encodedForms } from "../../src/vault/encodings.ts";
 import { Sanitizer } from "../../src/vault/sanitizer.ts";
+import { failOnStalls } from "../support/loop.ts";
+
+failOnStalls();
 
 const secret = "sk-live-8f2a9c1d7e6b5a4f3e2d1c0b";
 const sanitizer = new Sanitizer([{ service: "pay", value: secret }, { service: "db", value: "p@ss w/rd&more" }], [

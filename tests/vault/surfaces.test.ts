@@ -14,6 +14,9 @@ import { vaultCapability, type VaultCapability } from "../../src/vault/capabilit
 import { call, openAuthorization, readEvents, rpc } from "../a2a/support.ts";
 import { startApp, type RunningApp } from "../support/app.ts";
 import { decodedEverything, escapedForms, githubToken, githubUpstream } from "./harness.ts";
+import { failOnStalls } from "../support/loop.ts";
+
+failOnStalls();
 
 let running: RunningApp;
 let vault: VaultCapability["vault"];

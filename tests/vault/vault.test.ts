@@ -5,6 +5,9 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { keyDirOf } from "../../src/vault/service.ts";
 import { githubToken, githubUpstream, startVault, type Harness } from "./harness.ts";
+import { failOnStalls } from "../support/loop.ts";
+
+failOnStalls();
 
 let h: Harness;
 const github = githubUpstream();
