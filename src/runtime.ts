@@ -2,12 +2,14 @@
  * Boots the shared runtime: database, actor system, MCP registry, health, and every capability. Used by both
  * `serve` and `mcp <server>`, so a tool behaves the same whichever way an assistant reaches it.
  */
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { ActorSystem } from "../actors/system.ts";
 import { capabilities as defaultCapabilities } from "./capabilities.ts";
 import type { Capability, CapabilityFactory, Runtime } from "./capability.ts";
 import type { Config } from "./config.ts";
-import { openDatabase } from "./db/client.ts";
+import { lockDataDir } from "./data-dir-lock.ts";
+import { openDatabase, type DatabaseHandle } from "./db/client.ts";
 import { Health } from "./health.ts";
 import type { Logger } from "./log.ts";
 import { LoopLag } from "./loop-lag.ts";
@@ -45,7 +47,16 @@ export async function startRuntime(
   factories: CapabilityFactory[] = defaultCapabilities,
   { role = "owner", mcpServer }: RuntimeOptions = {},
 ): Promise<RunningRuntime> {
-  const database = openDatabase(join(config.data_dir, "platform.db"));
+  // The owner runs the data dir's actors: a second owner is refused before it touches anything.
+  mkdirSync(config.data_dir, { recursive: true });
+  const lock = role === "owner" ? lockDataDir(config.data_dir) : undefined;
+  let database: DatabaseHandle;
+  try {
+    database = openDatabase(join(config.data_dir, "platform.db"));
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
   const actors = new ActorSystem({ db: database.db, log, retentionMs: config.actors.retention_seconds * 1000 });
   const health = new Health(version);
   const metrics = new Metrics();
@@ -79,30 +90,34 @@ export async function startRuntime(
   });
 
   const capabilities: Capability[] = [];
-  for (const factory of mcpServer === undefined ? factories : factoriesServing(mcpServer, factories))
-    capabilities.push(await factory(runtime));
-  if (role === "owner") {
-    actors.restore();
-    actors.startSweeping(Math.min(60_000, Math.max(1000, config.actors.retention_seconds * 100)));
-    for (const capability of capabilities) await capability.start?.();
+  const close = async () => {
+    for (const capability of [...capabilities].reverse()) {
+      try {
+        await capability.stop?.();
+      } catch (error) {
+        log.error("capability failed to stop", { capability: capability.name, error });
+      }
+    }
+    actors.stop();
+    loopLag.stop();
+    database.close();
+    lock?.release();
+  };
+  try {
+    for (const factory of mcpServer === undefined ? factories : factoriesServing(mcpServer, factories))
+      capabilities.push(await factory(runtime));
+    if (role === "owner") {
+      actors.restore();
+      actors.startSweeping(Math.min(60_000, Math.max(1000, config.actors.retention_seconds * 100)));
+      for (const capability of capabilities) await capability.start?.();
+    }
+  } catch (error) {
+    // What did start (listeners, timers, the lock) is stopped, so a failed start leaves nothing running.
+    await close();
+    throw error;
   }
   // Measured from here on: start-up's own synchronous work (imports, compiling policies) is not a stall.
   loopLag.start();
 
-  return {
-    ...runtime,
-    capabilities,
-    async close() {
-      for (const capability of [...capabilities].reverse()) {
-        try {
-          await capability.stop?.();
-        } catch (error) {
-          log.error("capability failed to stop", { capability: capability.name, error });
-        }
-      }
-      actors.stop();
-      loopLag.stop();
-      database.close();
-    },
-  };
+  return { ...runtime, capabilities, close };
 }

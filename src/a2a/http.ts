@@ -5,6 +5,7 @@
  */
 import { Elysia } from "elysia";
 import type { AuthzEnforcer } from "../authz/model.ts";
+import { exclusively } from "../listen.ts";
 import { createLogger, type Logger } from "../log.ts";
 import type { AgentCard } from "./card.ts";
 import { RpcCode, TaskNotFoundError, UnauthorizedError } from "./errors.ts";
@@ -97,7 +98,7 @@ export class A2AServer {
   /** Listens on `host:port` (port 0 picks a free one) and resolves with the base URL. */
   async start(host = "0.0.0.0", port = 8443): Promise<string> {
     this.recoverInterrupted();
-    const app = this.app.listen({ hostname: host, port });
+    const app = this.app.listen(exclusively(host, port));
     this.#listening = app;
     return `http://${app.server!.hostname}:${app.server!.port}`;
   }

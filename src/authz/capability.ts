@@ -10,6 +10,7 @@ import type { CapabilityFactory, Runtime } from "../capability.ts";
 import type { MtlsFront } from "../identity/mtls.ts";
 import { configuredSpiffeId, openSvidSource } from "../identity/service.ts";
 import { svidIdentityProvider, type SvidSource } from "../identity/svid.ts";
+import { exclusively } from "../listen.ts";
 import { RegoEngine } from "../rego/engine.ts";
 import { auditTransport } from "./audit/destination.ts";
 import { AuditLog } from "./audit/log.ts";
@@ -148,7 +149,7 @@ export const authzCapability: CapabilityFactory = async (runtime) => {
       }
       if (settings.opa_api.enabled) {
         const app = opaHttp(new PolicyStore(engine!, { policyPath: settings.policy_path, development }), log);
-        app.listen({ hostname: settings.opa_api.host, port: settings.opa_api.port });
+        app.listen(exclusively(settings.opa_api.host, settings.opa_api.port));
         opaServer = app.server ?? undefined;
         log.info("OPA-compatible API listening", { url: `http://${settings.opa_api.host}:${opaServer?.port}` });
       }

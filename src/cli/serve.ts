@@ -1,4 +1,5 @@
 /** `platform serve`: the one server, until SIGTERM or SIGINT, then a graceful stop. */
+import { exclusively } from "../listen.ts";
 import { settingHelp, settingOptions, settingsFrom } from "./settings.ts";
 import type { Verb } from "./verb.ts";
 
@@ -17,9 +18,16 @@ export const serveVerb: Verb = {
     const [{ startRuntime }, { buildApp }] = await Promise.all([import("../runtime.ts"), import("../server.ts")]);
     const runtime = await startRuntime(config, log);
     const { app, closeMcp } = buildApp(runtime);
-    app.listen({ hostname: config.server.host, port: config.server.port });
+    try {
+      app.listen(exclusively(config.server.host, config.server.port));
+    } catch (error) {
+      // A port in use or an address this machine does not have: say so, and leave nothing running.
+      await closeMcp();
+      await runtime.close();
+      const { message, code } = error as NodeJS.ErrnoException;
+      throw new Error(`cannot listen on ${config.server.host}:${config.server.port}: ${message}${code && !message.includes(code) ? ` (${code})` : ""}`);
+    }
     const server = app.server!;
-    log.info("listening", { url: `http://${server.hostname}:${server.port}`, environment: config.environment });
 
     const stopped = Promise.withResolvers<void>();
     const shutdown = async (signal: string) => {
@@ -36,6 +44,8 @@ export const serveVerb: Verb = {
     };
     process.once("SIGTERM", () => void shutdown("SIGTERM"));
     process.once("SIGINT", () => void shutdown("SIGINT"));
+    // Said once a signal is handled: whoever waits for this line may stop the server gracefully at once.
+    log.info("listening", { url: `http://${server.hostname}:${server.port}`, environment: config.environment });
     await stopped.promise;
     return 0;
   },

@@ -4,6 +4,7 @@
  * The link lives in this process's memory only: a restart, even after a crash, makes the old one worthless.
  */
 import { Elysia } from "elysia";
+import { exclusively } from "../../listen.ts";
 import type { Logger } from "../../log.ts";
 import { constantTimeEqual, randomToken, sha256 } from "../crypto.ts";
 import { VaultError } from "../errors.ts";
@@ -103,7 +104,7 @@ export function startSetupServer(vault: VaultService, log: Logger, port: number)
       return back(`Removed ${params.name}`, true);
     });
 
-  app.listen({ hostname: "127.0.0.1", port });
+  app.listen(exclusively("127.0.0.1", port));
   const url = `http://127.0.0.1:${app.server!.port}`;
   return {
     url,

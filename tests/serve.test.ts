@@ -1,0 +1,69 @@
+/** One server per port and per data dir: a second is refused at once, with the reason, and the first goes on. */
+import { afterAll, expect, test } from "bun:test";
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { platform, serve } from "./support/cli.ts";
+import { tempDir } from "./support/temp.ts";
+
+const dir = tempDir();
+afterAll(() => dir.remove());
+const quietSetup = { PLATFORM_VAULT__SETUP_PORT: "0" };
+
+/** Runs `serve` to its exit, which must come by itself. */
+async function refused(args: string[]) {
+  const proc = platform(["serve", ...args], { env: quietSetup });
+  const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
+  return { stderr, code };
+}
+
+test("a second server on a port in use exits non-zero saying so; the first keeps every connection", async () => {
+  const first = await serve(join(dir.path, "one"), { env: quietSetup });
+  try {
+    const port = new URL(first.url).port;
+    const second = await refused(["--host", "127.0.0.1", "--port", port, "--data-dir", join(dir.path, "two")]);
+    expect(second.code).toBe(1);
+    expect(second.stderr).toContain(`cannot listen on 127.0.0.1:${port}`);
+    expect(second.stderr).toContain("EADDRINUSE");
+    // Nothing split: every request reaches the first server, whose data dir is the only one served.
+    for (let i = 0; i < 10; i++) expect((await fetch(`${first.url}/health`)).status).toBe(200);
+    expect(existsSync(join(dir.path, "two", "platform.lock"))).toBe(false);
+  } finally {
+    expect(await first.stop()).toBe(0);
+  }
+});
+
+test("an address this machine does not have is refused with the reason", async () => {
+  // 192.0.2.1 is TEST-NET-1: documentation only, never a local address.
+  const { code, stderr } = await refused(["--host", "192.0.2.1", "--port", "0", "--data-dir", join(dir.path, "nowhere")]);
+  expect(code).toBe(1);
+  expect(stderr).toContain("cannot listen on 192.0.2.1:0");
+});
+
+test("a second server on a data dir in use is refused at once, naming the dir and the other process; a dead owner's lock is taken over", async () => {
+  const dataDir = join(dir.path, "shared");
+  const first = await serve(dataDir, { env: quietSetup });
+  try {
+    const second = await refused(["--host", "127.0.0.1", "--port", "0", "--data-dir", dataDir]);
+    expect(second.code).toBe(1);
+    expect(second.stderr).toContain(`data dir ${dataDir} is in use by another platform server (pid ${first.proc.pid})`);
+    expect((await fetch(`${first.url}/health`)).status).toBe(200);
+  } finally {
+    expect(await first.stop("SIGKILL")).not.toBe(0);
+  }
+  // Killed, the first left its lock behind: it is stale, and the next server takes over.
+  expect(existsSync(join(dataDir, "platform.lock"))).toBe(true);
+  const next = await serve(dataDir, { env: quietSetup });
+  expect((await fetch(`${next.url}/health`)).status).toBe(200);
+  expect(await next.stop()).toBe(0);
+  expect(existsSync(join(dataDir, "platform.lock"))).toBe(false);
+});
+
+test("a lock naming a live process that is not the owner it says (a reused pid) is stale", async () => {
+  const dataDir = join(dir.path, "reused");
+  const first = await serve(dataDir, { env: quietSetup });
+  await first.stop();
+  // This test process is alive, but it did not start when the lock says its holder did.
+  writeFileSync(join(dataDir, "platform.lock"), JSON.stringify({ pid: process.pid, started: "1" }));
+  const next = await serve(dataDir, { env: quietSetup });
+  expect(await next.stop()).toBe(0);
+});
