@@ -27,6 +27,8 @@ export const ConfigSchema = Type.Object(
       host: Type.String({ minLength: 1, default: "0.0.0.0" }),
       port: Type.Integer({ minimum: 0, maximum: 65535, default: 8443 }),
       body_limit: Type.Integer({ minimum: 1024, maximum: 1024 ** 3, default: 1024 * 1024 }),
+      /** Arrays and objects inside one another in a JSON body, at most; deeper bodies are refused before parsing. */
+      max_json_depth: Type.Integer({ minimum: 1, maximum: 10_000, default: 64 }),
       shutdown_timeout_ms: Type.Integer({ minimum: 0, maximum: 600_000, default: 10_000 }),
     }),
     log: Section({

@@ -4,6 +4,7 @@
  * capability whose path it is on (its `errors` surface), else in the runtime's `{ error: { code, message } }`.
  */
 import { NotFoundError, ParseError, ValidationError } from "elysia";
+import { JsonTooDeep } from "./strict-json.ts";
 
 export type FailureKind = "NOT_FOUND" | "MALFORMED_JSON" | "VALIDATION" | "PAYLOAD_TOO_LARGE" | "INTERNAL";
 
@@ -44,6 +45,7 @@ export function classify(error: unknown, context: { method: string; path: string
     return failure("PAYLOAD_TOO_LARGE", 413, `Request body exceeds the limit of ${context.bodyLimit} bytes`);
   if (error instanceof NotFoundError) return failure("NOT_FOUND", 404, `No route for ${context.method} ${context.path}`);
   if (error instanceof ParseError) return failure("MALFORMED_JSON", 400, "The request body is not valid JSON");
+  if (error instanceof JsonTooDeep) return failure("MALFORMED_JSON", 400, `The request body ${error.message.replace(/^JSON /, "")}`);
   if (error instanceof ValidationError) return failure("VALIDATION", 400, error.messageValue?.message ?? "Invalid request");
   return failure("INTERNAL", 500, `Internal error; quote request id ${requestId} when reporting it`);
 }

@@ -6,6 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { Elysia } from "elysia";
 import { classify, hasResponse, PayloadTooLarge, runtimeBody } from "./errors.ts";
+import { checkJsonDepth } from "./strict-json.ts";
 import type { RunningRuntime } from "./runtime.ts";
 import { mcpHttp } from "./mcp/http.ts";
 
@@ -13,12 +14,12 @@ const requestIdPattern = /^[\w.:-]{1,128}$/;
 
 export function buildApp(runtime: RunningRuntime) {
   const { config, log, health, mcp, capabilities, metrics } = runtime;
-  const bodyLimit = config.server.body_limit;
+  const { body_limit: bodyLimit, max_json_depth: maxJsonDepth } = config.server;
   const identifier = capabilities.find((c) => c.identify);
   const mcpTransport = mcpHttp(mcp, config.mcp, log, (request) => identifier?.identify?.(request));
   health.register("mcp", () => ({ status: "ok", servers: mcp.names(), sessions: mcpTransport.sessionCounts() }));
 
-  const surfaces = capabilities.flatMap((c) => (c.errors ? [c.errors] : []));
+  const surfaces = [mcpTransport.errors, ...capabilities.flatMap((c) => (c.errors ? [c.errors] : []))];
   /** One answer for every failure: the error's own response, else the path owner's rendering, else ours. */
   const fail = (error: unknown, request: Request, set: { status?: unknown; headers: Record<string, unknown> }) => {
     if (hasResponse(error)) return error.toResponse();
@@ -35,14 +36,23 @@ export function buildApp(runtime: RunningRuntime) {
 
   // Bun's own body ceiling stays above ours: it would answer 413 with no body, and ours is JSON.
   const app = new Elysia()
-    .onRequest((ctx) => {
-      const { request, set } = ctx;
+    .onRequest(async ({ request, set }) => {
       const given = request.headers.get("x-request-id");
       set.headers["x-request-id"] = given && requestIdPattern.test(given) ? given : randomUUID();
       const length = request.headers.get("content-length");
       if (Number(length) > bodyLimit) return fail(new PayloadTooLarge(), request, set);
-      // A body without a declared length is counted as it streams in; whoever reads it past the limit fails.
-      if (length === null && request.body) ctx.request = limitBody(request, bodyLimit);
+      // A body of undeclared length is counted as it comes, and a JSON body nested past the limit is refused, on
+      // every surface, before anything parses or walks it. Both read a clone: the request itself stays the one
+      // the socket delivered, which is how the client's address and its verified identity are known.
+      const json = jsonish(request.headers.get("content-type"));
+      if (request.body && (length === null || json)) {
+        try {
+          const bytes = await readLimited(request.clone() as Request, bodyLimit);
+          if (json) checkJsonDepth(utf8.decode(bytes), maxJsonDepth);
+        } catch (error) {
+          return fail(error, request, set);
+        }
+      }
     })
     // Registered before every capability so that it covers their routes; Elysia runs it first, so it also
     // hands each failure to the capability that owns the path rather than answering over it.
@@ -70,14 +80,24 @@ export function buildApp(runtime: RunningRuntime) {
   return { app, closeMcp: mcpTransport.close };
 }
 
-function limitBody(request: Request, limit: number): Request {
+const utf8 = new TextDecoder();
+
+/** JSON by its media type, or a body that names none (JSON-RPC and MCP clients read it as JSON anyway). */
+const jsonish = (contentType: string | null) => contentType === null || /^application\/([\w.-]+\+)?json\b/i.test(contentType);
+
+/** The whole body, or PayloadTooLarge as soon as it passes `limit` bytes (the rest is then let go unread). */
+async function readLimited(request: Request, limit: number): Promise<Uint8Array> {
+  const reader = request.body!.getReader();
+  const chunks: Uint8Array[] = [];
   let size = 0;
-  const counted = new TransformStream<Uint8Array, Uint8Array>({
-    transform(chunk, controller) {
-      size += chunk.byteLength;
-      if (size > limit) controller.error(new PayloadTooLarge(`body over ${limit} bytes`));
-      else controller.enqueue(chunk);
-    },
-  });
-  return new Request(request, { body: request.body!.pipeThrough(counted), duplex: "half" } as RequestInit);
+  for (let read = await reader.read(); !read.done; read = await reader.read()) {
+    size += read.value.byteLength;
+    if (size > limit) {
+      // Not awaited: the answer goes out at once, whatever the client is still sending.
+      void reader.cancel();
+      throw new PayloadTooLarge(`body over ${limit} bytes`);
+    }
+    chunks.push(read.value);
+  }
+  return Buffer.concat(chunks);
 }

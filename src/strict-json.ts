@@ -8,16 +8,40 @@ export class StrictJsonError extends Error {
   override name = "StrictJsonError";
 }
 
+/** Nesting past the limit: refused before anything parses or walks the document. */
+export class JsonTooDeep extends StrictJsonError {
+  override name = "JsonTooDeep";
+  constructor(readonly maxDepth: number) {
+    super(`JSON nests deeper than ${maxDepth} levels`);
+  }
+}
+
 export interface StrictJsonOptions {
   /** Arrays and objects inside one another, at most. */
   maxDepth?: number;
+}
+
+/** Throws JsonTooDeep when `text`, read as JSON, nests deeper than `maxDepth`; reads nothing else into it. */
+export function checkJsonDepth(text: string, maxDepth: number): void {
+  scan(text, maxDepth, false);
 }
 
 const quote = 0x22;
 const backslash = 0x5c;
 
 export function parseStrictJson(text: string, { maxDepth = 512 }: StrictJsonOptions = {}): unknown {
-  // Each open object's keys so far; null for an open array.
+  scan(text, maxDepth, true);
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new StrictJsonError((error as Error).message);
+  }
+}
+
+/** One pass over the text: its nesting, and (with `uniqueKeys`) each object's keys. */
+function scan(text: string, maxDepth: number, uniqueKeys: boolean): void {
+  let depth = 0;
+  // With `uniqueKeys`: each open object's keys so far, null for an open array.
   const open: (Set<string> | null)[] = [];
   // In an object, the next string is a key when it follows `{` or `,`.
   let expectKey = false;
@@ -25,29 +49,25 @@ export function parseStrictJson(text: string, { maxDepth = 512 }: StrictJsonOpti
     const c = text.charCodeAt(i);
     if (c === quote) {
       const end = stringEnd(text, i);
-      if (end < 0) break; // unterminated: JSON.parse says so below
+      if (end < 0) return; // unterminated: JSON.parse says so
       if (expectKey) {
-        const keys = open.at(-1)!;
         const raw = text.slice(i, end + 1);
         const key = raw.includes("\\") ? safeKey(raw) : raw.slice(1, -1);
+        const keys = open.at(-1)!;
         if (key !== undefined && keys.has(key)) throw new StrictJsonError(`duplicate key ${JSON.stringify(key)} in an object`);
         if (key !== undefined) keys.add(key);
         expectKey = false;
       }
       i = end;
     } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
-      if (open.length >= maxDepth) throw new StrictJsonError(`nesting deeper than ${maxDepth} levels`);
-      open.push(c === 0x7b ? new Set() : null);
-      expectKey = c === 0x7b;
+      if (++depth > maxDepth) throw new JsonTooDeep(maxDepth);
+      if (uniqueKeys) open.push(c === 0x7b ? new Set() : null);
+      expectKey = uniqueKeys && c === 0x7b;
     } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
-      open.pop();
+      depth--;
+      if (uniqueKeys) open.pop();
       expectKey = false;
-    } else if (c === 0x2c /* , */) expectKey = open.at(-1) instanceof Set;
-  }
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new StrictJsonError((error as Error).message);
+    } else if (c === 0x2c /* , */) expectKey = uniqueKeys && open.at(-1) instanceof Set;
   }
 }
 

@@ -5,6 +5,7 @@
  */
 import { Elysia } from "elysia";
 import type { Config } from "../config.ts";
+import type { ErrorSurface } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { originAllowed } from "./origin.ts";
 import { rpcError } from "./rpc-error.ts";
@@ -13,6 +14,8 @@ import type { McpSessions } from "./sessions.ts";
 
 export interface McpHttp {
   plugin: Elysia;
+  /** Failures the runtime catches before the MCP transport runs (an oversized or too deeply nested body), in JSON-RPC. */
+  errors: ErrorSurface;
   /** How many open sessions each server has, for /health. */
   sessionCounts(): Record<string, number>;
   close(): Promise<void>;
@@ -55,6 +58,7 @@ export function mcpHttp(
     .delete("/mcp/:server", ({ params, request }) => route(params.server, request));
   return {
     plugin: plugin as unknown as Elysia,
+    errors: { prefix: "/mcp", render: ({ kind, message, status }) => rpcError(status, kind === "MALFORMED_JSON" ? -32700 : kind === "INTERNAL" ? -32603 : -32600, message) },
     sessionCounts: () => Object.fromEntries(registry.names().map((name) => [name, open.get(name)?.size ?? 0])),
     close: async () => void (await Promise.all([...open.values()].map((s) => s.close()))),
   };
