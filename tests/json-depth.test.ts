@@ -53,7 +53,7 @@ test("JSON-RPC: a task payload nested too deep is a parse error (-32700) and sto
   expect(tasks()).toBe(before);
   // Within the limit, the same call runs.
   const fine = await post("/rpc", `{"jsonrpc":"2.0","id":2,"method":"task.send","params":{"type":"add","payload":{"a":1,"b":1}}}`);
-  expect((await fine.json()).result.state).toBe("completed");
+  expect(((await fine.json()) as { result: { state: string } }).result.state).toBe("completed");
 });
 
 test("MCP over HTTP: a message nested too deep is a 400 with a JSON-RPC parse error; no session is opened", async () => {
