@@ -52,6 +52,10 @@ class Parser {
   private is(text: string, t = this.tok): boolean {
     return (t.kind === "punct" || t.kind === "ident") && t.text === text;
   }
+  /** The keyword `text`, and not a ref that starts with it (`else.x := 1`). */
+  private keyword(text: string): boolean {
+    return this.is(text) && !this.keywordStartsRef();
+  }
   /** The current token continues the expression (no line break, unless inside brackets). */
   private sameLine(): boolean {
     return this.bracketDepth > 0 || !this.tok.nl;
@@ -75,6 +79,25 @@ class Parser {
     if (this.tok.kind !== "ident" || KEYWORDS.has(this.tok.text)) this.fail(`expected ${what} but found ${describe(this.tok)}`);
     return this.next();
   }
+  /** Any name, keywords included: what follows a '.' in a ref (`data.foo.if`, `input.in`). */
+  private name(what: string): Token {
+    if (this.tok.kind !== "ident") this.fail(`expected ${what} but found ${describe(this.tok)}`);
+    return this.next();
+  }
+  /** The first name of a ref: a keyword too when a '.' or '[' follows at once (`if.foo := 1`). */
+  private refName(what: string): Token {
+    return this.keywordStartsRef() ? this.next() : this.ident(what);
+  }
+  private keywordStartsRef(): boolean {
+    return KEYWORDS.has(this.tok.text) && this.startsRef();
+  }
+  /** A name directly followed by '.' or '[': the head of a ref, whatever the name (`true.x`, `if.y`). */
+  private startsRef(): boolean {
+    const t = this.tok;
+    if (t.kind !== "ident") return false;
+    const after = this.peek();
+    return (after.text === "." || after.text === "[") && after.kind === "punct" && !after.nl && after.loc.row === t.loc.row && after.loc.col === t.loc.col + t.text.length;
+  }
 
   // ---- module level
 
@@ -83,12 +106,12 @@ class Parser {
     this.next();
     const pkg = this.packagePath();
     const imports: Import[] = [];
-    while (this.is("import")) imports.push(this.importDecl());
+    while (this.keyword("import")) imports.push(this.importDecl());
     const rules: Rule[] = [];
     while (this.tok.kind !== "eof") {
-      if (this.is("import")) this.fail("imports must come before rules");
-      if (this.is("package")) this.fail("a module has exactly one package declaration");
-      if (this.is("else")) this.fail("'else' must follow a rule body");
+      if (this.keyword("import")) this.fail("imports must come before rules");
+      if (this.keyword("package")) this.fail("a module has exactly one package declaration");
+      if (this.keyword("else")) this.fail("'else' must follow a rule body");
       if (!this.tok.nl && rules.length > 0) this.fail(`unexpected ${describe(this.tok)}: a rule must start on a new line`);
       rules.push(this.rule());
     }
@@ -96,11 +119,11 @@ class Parser {
   }
 
   private packagePath(): string[] {
-    const path = [this.ident("package name").text];
+    const path = [this.refName("package name").text];
     for (;;) {
       if (this.is(".") && !this.tok.nl) {
         this.next();
-        path.push(this.ident("package name").text);
+        path.push(this.name("package name").text);
       } else if (this.is("[") && !this.tok.nl) {
         this.next();
         if (this.tok.kind !== "string") this.fail("package path elements must be strings");
@@ -120,8 +143,7 @@ class Parser {
     for (;;) {
       if (this.is(".") && !this.tok.nl) {
         this.next();
-        const t = this.next();
-        if (t.kind !== "ident") this.fail("expected a name after '.'", t.loc);
+        const t = this.name("a name after '.'");
         path.push({ type: "value", value: t.text, loc: t.loc });
       } else if (this.is("[") && !this.tok.nl) {
         this.next();
@@ -141,7 +163,7 @@ class Parser {
 
   private rule(): Rule {
     const loc = this.tok.loc;
-    const isDefault = this.accept("default");
+    const isDefault = this.keyword("default") && !!this.next();
     const ref = this.headRef();
     let args: Term[] | undefined;
     if (this.is("(") && !this.tok.nl) {
@@ -174,8 +196,8 @@ class Parser {
       this.fail(`rule '${refText(ref)}' needs a value (':='), 'contains' or a body ('if')`, loc);
     }
     const elses: Rule["elses"] = [];
-    while (this.is("else")) {
-      if (head.multi || (head.ref.length > 1 && !args)) this.fail("'else' is only allowed on complete rules and functions");
+    while (this.keyword("else")) {
+      if (head.multi || head.ref.slice(1).some((t) => t.type !== "value")) this.fail("'else' is only allowed on complete rules and functions");
       const elseLoc = this.next().loc;
       let value: Term | undefined;
       if (this.accept(":=") || this.accept("=")) value = this.infix(false);
@@ -190,12 +212,12 @@ class Parser {
   }
 
   private headRef(): Term[] {
-    const first = this.ident("rule name");
+    const first = this.refName("rule name");
     const ref: Term[] = [{ type: "var", name: first.text, loc: first.loc }];
     for (;;) {
       if (this.is(".") && !this.tok.nl) {
         this.next();
-        const t = this.ident("rule name");
+        const t = this.name("rule name");
         ref.push({ type: "value", value: t.text, loc: t.loc });
       } else if (this.is("[") && !this.tok.nl) {
         this.next();
@@ -257,10 +279,10 @@ class Parser {
   private literal(): Expr {
     const loc = this.tok.loc;
     let expr: Expr;
-    if (this.is("some")) expr = this.some();
+    if (this.keyword("some")) expr = this.some();
     else {
-      const negated = this.accept("not");
-      if (this.is("every")) {
+      const negated = this.keyword("not") && !!this.next();
+      if (this.keyword("every")) {
         if (negated) this.fail("'not every' is not supported; negate the body instead");
         expr = this.every();
       } else {
@@ -272,7 +294,7 @@ class Parser {
         } else expr = { type: "term", term: left, negated, with: [], loc };
       }
     }
-    while (this.is("with")) expr.with.push(this.withModifier());
+    while (this.keyword("with")) expr.with.push(this.withModifier());
     return expr;
   }
 
@@ -410,10 +432,11 @@ class Parser {
         return { type: "value", value: t.text, loc };
       case "ident":
         // `contains` is also a built-in function: a keyword only where a call cannot be.
-        if (KEYWORDS.has(t.text) && !(t.text === "contains" && this.is("(", this.peek()))) this.fail(`unexpected keyword '${t.text}'`);
+        if (KEYWORDS.has(t.text) && !(t.text === "contains" && this.is("(", this.peek())) && !this.keywordStartsRef()) this.fail(`unexpected keyword '${t.text}'`);
+        const named = this.startsRef();
         this.next();
-        if (t.text === "true" || t.text === "false") return { type: "value", value: t.text === "true", loc };
-        if (t.text === "null") return { type: "value", value: null, loc };
+        if (!named && (t.text === "true" || t.text === "false")) return { type: "value", value: t.text === "true", loc };
+        if (!named && t.text === "null") return { type: "value", value: null, loc };
         return { type: "var", name: t.text, loc };
       case "eof":
         this.fail("unexpected end of input");
