@@ -23,7 +23,7 @@ class OpaError extends Error {
 
 const regoErrorBody = (error: RegoError) => ({
   code: error.code,
-  message: error.message,
+  message: error.detail,
   ...(error.location ? { location: { file: error.location.file, row: error.location.row, col: error.location.col } } : {}),
 });
 

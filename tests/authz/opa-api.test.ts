@@ -50,7 +50,8 @@ describe("OPA REST API", () => {
     const broken = await call("PUT", "/v1/policies/extra/broken.rego", "package platform.authz\n\nallow if {\n  input.x ==\n}\n");
     expect(broken.status).toBe(400);
     expect(broken.body).toMatchObject({ code: "invalid_parameter", errors: [{ code: "rego_parse_error", location: { file: "extra/broken.rego", row: expect.any(Number) } }] });
-    expect(broken.body.errors[0].message).toMatch(/^extra\/broken\.rego:\d+:\d+: /);
+    expect(broken.body.errors[0]).toMatchObject({ location: { col: expect.any(Number) } });
+    expect(broken.body.errors[0].message).not.toContain("broken.rego"); // OPA puts where beside what
     expect(engine.version).toBe(version);
 
     expect(await call("PUT", "/v1/policies/extra/ok.rego", "package extra\n\nanswer := 42\n")).toEqual({ status: 200, body: {} });

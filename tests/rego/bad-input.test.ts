@@ -1,7 +1,7 @@
 /** Bad policies and bad documents get a clear error or a bounded evaluation, never a hang or a crash. */
 import { describe, expect, test } from "bun:test";
 import { RegoEngine, RegoError } from "../../src/rego/engine.ts";
-import { errorOf } from "./support.ts";
+import { errorOf, where } from "./support.ts";
 
 
 const load = (source: string, engine = new RegoEngine()) => {
@@ -23,12 +23,12 @@ describe("malformed modules", () => {
     test(name, () => {
       const e = errorOf(() => load(source));
       expect(e.code).toBe("rego_parse_error");
-      expect(e.message).toMatch(message);
+      expect(where(e)).toMatch(message);
     });
 
   test("unsafe variables and reassignment are compile errors", () => {
-    expect(errorOf(() => load("package x\n\np if { y > 1 }\n")).message).toBe("policy.rego:3:8: var y is unsafe");
-    expect(errorOf(() => load("package x\n\np if { y := 1; y := 2 }\n")).message).toBe("policy.rego:3:16: var y assigned above");
+    expect(where(errorOf(() => load("package x\n\np if { y > 1 }\n")))).toBe("policy.rego:3:8: var y is unsafe");
+    expect(where(errorOf(() => load("package x\n\np if { y := 1; y := 2 }\n")))).toBe("policy.rego:3:16: var y assigned above");
   });
 });
 

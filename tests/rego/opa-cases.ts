@@ -115,7 +115,7 @@ function exactJSON(value: unknown): string {
 
 interface EvalOutput {
   result?: { bindings?: Record<string, unknown> }[];
-  errors?: { code?: string; message?: string }[];
+  errors?: { code?: string; message?: string; location?: { file: string; row: number } }[];
 }
 
 /** `opa eval --format json` output as an outcome; bindings are re-read exactly from OPA's JSON text. */
@@ -128,7 +128,9 @@ function opaOutcome(stdout: string, stderr: string): Outcome {
   }
   if (out.errors?.length) {
     const e = out.errors[0]!;
-    return { error: { code: e.code ?? "unknown", message: out.errors.map((x) => x.message ?? "").join("\n") } };
+    // The text OPA's error values print (its own runner matches want_error against that).
+    const text = (x: NonNullable<EvalOutput["errors"]>[number]) => `${x.location ? `${x.location.file}:${x.location.row}: ` : ""}${x.code}: ${x.message}`;
+    return { error: { code: e.code ?? "unknown", message: out.errors.map(text).join("\n") } };
   }
   const exact = termValue(stdout);
   const results = exact instanceof RObject ? exact.get("result") : undefined;

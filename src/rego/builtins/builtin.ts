@@ -56,6 +56,16 @@ export function set(args: Value[], i: number): RSet {
 /** An integer operand as a JS number (indexes, counts, bases). */
 export function int(args: Value[], i: number): number {
   const v = num(args, i);
-  if (typeof v !== "number" || !Number.isInteger(v)) throw operandError(i, "integer", v);
+  if (typeof v !== "number" || !Number.isInteger(v)) throw new BuiltinError(`operand ${i + 1} must be integer number but got floating-point number`, "type");
   return v;
 }
+
+/** A composite operand holding an element of the wrong type, in OPA's words. */
+export function elementError(index: number, composite: Value, got: Value, ...expected: string[]): BuiltinError {
+  const kind = typeName(composite);
+  const what = expected.length === 1 ? `${expected[0]}s` : `(any of) {${expected.join(", ")}}`;
+  return new BuiltinError(`operand ${index + 1} must be ${kind} of ${what} but got ${kind} containing ${typeName(got)}`, "type");
+}
+
+/** An operand of one of several types, in OPA's words. */
+export const oneOfError = (index: number, got: Value, ...expected: string[]) => operandError(index, `one of {${expected.join(", ")}}`, got);
