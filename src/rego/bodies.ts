@@ -311,6 +311,12 @@ function callWithOutput(t: Term & { type: "call" }, root: DocNode): Goal {
   const needs = union(inputs);
   const ops = inputs.map((i) => i.operand);
   const all = eachOf(inputs);
+  if (target.kind === "builtin" && target.builtin.relation)
+    return (run, vals, k) =>
+      all(run, vals, (args) => {
+        const results = invoke(run, args);
+        return Array.isArray(results) && results.some((r) => out(run, vals, r, k));
+      });
   return (run, vals, k) => {
     if (ready(needs, vals)) {
       const args = new Array<Value>(ops.length);

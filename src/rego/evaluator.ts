@@ -106,6 +106,7 @@ export class Run implements BuiltinContext {
   readonly strict: boolean;
   readonly compileAfter: number;
   private now: Num | undefined;
+  private remembered: Map<string, Value> | undefined;
 
   constructor(
     readonly tree: DocNode,
@@ -118,6 +119,13 @@ export class Run implements BuiltinContext {
     this.maxDepth = options.maxDepth;
     this.strict = options.strictBuiltinErrors;
     this.compileAfter = options.compileAfter;
+  }
+
+  remember<T extends Value>(key: string, make: () => T): T {
+    this.remembered ??= new Map();
+    let v = this.remembered.get(key) as T | undefined;
+    if (v === undefined) this.remembered.set(key, (v = make()));
+    return v;
   }
 
   nowNs(): Num {

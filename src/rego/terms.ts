@@ -162,6 +162,12 @@ export function compileTerm(t: Term, root: DocNode): CTerm {
       const args = t.args.map((a) => compileTerm(a, root));
       const invoke = invoker(t.target!, t.loc);
       const all = eachOf(args);
+      if (t.target!.kind === "builtin" && t.target!.builtin.relation)
+        // A relation (walk) has a value per result: the term iterates them.
+        return cterm(t, false, never, (run, vals, k) => all(run, vals, (values) => {
+          const results = invoke(run, values);
+          return Array.isArray(results) && results.some(k);
+        }), operand(CLOSURE, never));
       return withGeneral(t, union(args), callSite(t.target!, args, t.loc), (run, vals, k) =>
         all(run, vals, (values) => {
           const r = invoke(run, values);

@@ -6,6 +6,8 @@ import { RObject, RSet, type Value, isNumber, typeName } from "../values.ts";
 export interface BuiltinContext {
   /** The same timestamp for the whole evaluation (time.now_ns). */
   nowNs(): Num;
+  /** A value made once per evaluation and key (uuid.rfc4122, rand.intn give the same answer twice). */
+  remember<T extends Value>(key: string, make: () => T): T;
 }
 
 export interface Builtin {
@@ -15,9 +17,14 @@ export interface Builtin {
   fn(args: Value[], ctx: BuiltinContext): Value | undefined;
   /** For operators (comparisons, membership): the same function on two operands, never throwing. */
   binary?: (a: Value, b: Value) => Value;
+  /** A relation (walk): `fn` returns every result as an array, and a call's output takes each in turn. */
+  relation?: boolean;
 }
 
 export const builtin = (name: string, arity: number, fn: Builtin["fn"]): Builtin => ({ name, arity, fn });
+
+/** A built-in with any number of results, all returned at once as an array. */
+export const relation = (name: string, arity: number, fn: (args: Value[], ctx: BuiltinContext) => Value[]): Builtin => ({ name, arity, fn, relation: true });
 
 /** An operator: total on any two values, so a call needs neither an argument array nor an error guard. */
 export const operator = (name: string, op: (a: Value, b: Value) => Value): Builtin => ({ name, arity: 2, fn: (args) => op(args[0]!, args[1]!), binary: op });

@@ -11,6 +11,10 @@ import { stringBuiltins } from "./strings.ts";
 import { timeBuiltins } from "./time.ts";
 import { typeBuiltins } from "./types.ts";
 import { unitBuiltins } from "./units.ts";
+import { bitsBuiltins } from "./bits.ts";
+import { graphBuiltins } from "./graphs.ts";
+import { semverBuiltins } from "./semver.ts";
+import { uuidBuiltins } from "./uuid.ts";
 
 /** Every built-in the engine knows, by its Rego name. */
 export const builtins: Map<string, Builtin> = new Map(
@@ -26,6 +30,10 @@ export const builtins: Map<string, Builtin> = new Map(
     ...encodingBuiltins,
     ...timeBuiltins,
     ...unitBuiltins,
+    ...bitsBuiltins,
+    ...graphBuiltins,
+    ...semverBuiltins,
+    ...uuidBuiltins,
     { name: "set", arity: 0, fn: () => new RSet() },
   ].map((b) => [b.name, b]),
 );

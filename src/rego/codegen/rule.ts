@@ -336,6 +336,7 @@ class RuleEmitter {
     if (target.kind === "function")
       return `${out} = callFunction(run, ${this.k(target.node)}, [${args.join(", ")}], ${this.k(loc)});\nif (${out} === undefined) ${fail}\n${then(out, fail)}`;
     const b = target.builtin;
+    if (b.relation) return unsupported(); // each result continues the body: the closures iterate them
     if (b.binary) {
       const [x, y] = args as [string, string];
       // Numbers compare natively; a constant operand's type is known here.
