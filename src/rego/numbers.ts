@@ -125,7 +125,12 @@ export function toDouble(n: Num): number {
 
 /** The exact integer value; callers check isInteger first. */
 export function toBigInt(n: Num): bigint {
-  if (typeof n === "number") return BigInt(n);
+  if (typeof n === "number") {
+    if (Number.isSafeInteger(n)) return BigInt(n);
+    // A double stands for the decimal of its shortest text (1585852421593912000), not its binary value.
+    const d = decimalOfDouble(n);
+    return d.mant * 10n ** BigInt(d.exp);
+  }
   return n.mant * 10n ** BigInt(n.exp);
 }
 
@@ -133,7 +138,8 @@ export const numText = (n: Num) => (typeof n === "number" ? doubleText(n) : n.to
 
 /** Go-like text for doubles: integers without exponent up to 1e21, as OPA prints them. */
 function doubleText(n: number): string {
-  if (Number.isInteger(n) && Math.abs(n) < 1e21) return n.toFixed(0);
+  if (Number.isSafeInteger(n)) return String(n);
+  if (Number.isInteger(n) && Math.abs(n) < 1e21) return toBigInt(n).toString();
   return String(n);
 }
 
