@@ -13,6 +13,7 @@ import { typeBuiltins } from "./types.ts";
 import { unitBuiltins } from "./units.ts";
 import { bitsBuiltins } from "./bits.ts";
 import { graphBuiltins } from "./graphs.ts";
+import { jsonBuiltins } from "./json.ts";
 import { semverBuiltins } from "./semver.ts";
 import { uuidBuiltins } from "./uuid.ts";
 
@@ -32,6 +33,7 @@ export const builtins: Map<string, Builtin> = new Map(
     ...unitBuiltins,
     ...bitsBuiltins,
     ...graphBuiltins,
+    ...jsonBuiltins,
     ...semverBuiltins,
     ...uuidBuiltins,
     { name: "set", arity: 0, fn: () => new RSet() },
