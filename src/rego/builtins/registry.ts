@@ -14,6 +14,7 @@ import { unitBuiltins } from "./units.ts";
 import { bitsBuiltins } from "./bits.ts";
 import { graphBuiltins } from "./graphs.ts";
 import { jsonBuiltins } from "./json.ts";
+import { netBuiltins } from "./net.ts";
 import { semverBuiltins } from "./semver.ts";
 import { uuidBuiltins } from "./uuid.ts";
 
@@ -34,6 +35,7 @@ export const builtins: Map<string, Builtin> = new Map(
     ...bitsBuiltins,
     ...graphBuiltins,
     ...jsonBuiltins,
+    ...netBuiltins,
     ...semverBuiltins,
     ...uuidBuiltins,
     { name: "set", arity: 0, fn: () => new RSet() },
