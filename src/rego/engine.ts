@@ -1,13 +1,13 @@
-import type { Module } from "./ast.ts";
+import type { Module } from "./syntax/ast.ts";
 import { builtins } from "./builtins/registry.ts";
-import { type CompiledPolicy, Compiler } from "./compiler.ts";
-import { RegoError } from "./errors.ts";
-import { type EvalLimits, type EvalOptions, overflowed, Run, type Vals } from "./evaluator.ts";
-import { parseModule, parseQuery } from "./parser.ts";
-import { answer } from "./rules.ts";
-import { fromJS, RObject, toJS, type Value } from "./values.ts";
+import { type CompiledPolicy, Compiler } from "./plan/compiler.ts";
+import { RegoError } from "./values/errors.ts";
+import { type EvalLimits, type EvalOptions, overflowed, Run, type Vals } from "./eval/evaluator.ts";
+import { parseModule, parseQuery } from "./syntax/parser.ts";
+import { answer } from "./eval/rules.ts";
+import { fromJS, RObject, toJS, type Value } from "./values/values.ts";
 
-export { RegoError } from "./errors.ts";
+export { RegoError } from "./values/errors.ts";
 
 export interface RegoEngineOptions extends Partial<EvalLimits> {
   /** Built-in errors fail the evaluation instead of making the expression undefined (OPA's strict mode). */

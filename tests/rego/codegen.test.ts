@@ -5,13 +5,13 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { builtins } from "../../src/rego/builtins/registry.ts";
-import { Compiler, type DocNode } from "../../src/rego/compiler.ts";
+import { Compiler, type DocNode } from "../../src/rego/plan/compiler.ts";
 import { RegoEngine, RegoError } from "../../src/rego/engine.ts";
-import { Run } from "../../src/rego/evaluator.ts";
-import { parseModule } from "../../src/rego/parser.ts";
-import { answer } from "../../src/rego/rules.ts";
+import { Run } from "../../src/rego/eval/evaluator.ts";
+import { parseModule } from "../../src/rego/syntax/parser.ts";
+import { answer } from "../../src/rego/eval/rules.ts";
 import { errorOf, where } from "./support.ts";
-import { fromJS } from "../../src/rego/values.ts";
+import { fromJS } from "../../src/rego/values/values.ts";
 
 type Outcome = { value: unknown } | { error: string };
 

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { parse } from "yaml";
 import { RegoEngine, RegoError } from "../../src/rego/engine.ts";
-import { compare, fromJS, keyOf, RObject, RSet, toJSON, type Value } from "../../src/rego/values.ts";
+import { compare, fromJS, keyOf, RObject, RSet, toJSON, type Value } from "../../src/rego/values/values.ts";
 
 export interface Case {
   /** Where the case comes from: `<file relative to the corpus>#<index>`. */

@@ -1,6 +1,6 @@
-import { BuiltinError } from "../errors.ts";
-import { arith, compareNum, fromBigInt, isInteger, type Num, toBigInt, toDouble } from "../numbers.ts";
-import { isNumber, RSet, type Value } from "../values.ts";
+import { BuiltinError } from "../values/errors.ts";
+import { arith, compareNum, fromBigInt, isInteger, type Num, toBigInt, toDouble } from "../values/numbers.ts";
+import { isNumber, RSet, type Value } from "../values/values.ts";
 import { builtin, int, num, operandError } from "./builtin.ts";
 
 const MAX_RANGE = 1_000_000;

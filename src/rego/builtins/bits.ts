@@ -1,7 +1,7 @@
 /** Bitwise built-ins (bits.*) on integers of any size, as OPA computes them on big integers. */
-import { BuiltinError } from "../errors.ts";
-import { fromBigInt, isInteger, toBigInt } from "../numbers.ts";
-import type { Value } from "../values.ts";
+import { BuiltinError } from "../values/errors.ts";
+import { fromBigInt, isInteger, toBigInt } from "../values/numbers.ts";
+import type { Value } from "../values/values.ts";
 import { builtin, num } from "./builtin.ts";
 
 function bigint(args: Value[], i: number): bigint {

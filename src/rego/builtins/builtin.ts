@@ -1,6 +1,6 @@
-import { BuiltinError } from "../errors.ts";
-import type { Num } from "../numbers.ts";
-import { RObject, RSet, type Value, isNumber, typeName } from "../values.ts";
+import { BuiltinError } from "../values/errors.ts";
+import type { Num } from "../values/numbers.ts";
+import { RObject, RSet, type Value, isNumber, typeName } from "../values/values.ts";
 
 /** What a built-in may ask of the running evaluation. */
 export interface BuiltinContext {

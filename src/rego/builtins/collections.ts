@@ -1,5 +1,5 @@
-import { BuiltinError } from "../errors.ts";
-import { equal, isCollection, lookup, RObject, RSet, type Value } from "../values.ts";
+import { BuiltinError } from "../values/errors.ts";
+import { equal, isCollection, lookup, RObject, RSet, type Value } from "../values/values.ts";
 import { arr, builtin, int, obj, operandError } from "./builtin.ts";
 
 /** Keys to remove or keep: given as an array, a set or an object's keys. */

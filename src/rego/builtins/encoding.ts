@@ -1,7 +1,7 @@
 /** Encodings: JSON and YAML text, base64 and base64url, hex, and URL query strings. */
-import { BuiltinError } from "../errors.ts";
-import { parseNumber } from "../numbers.ts";
-import { fromJS, RObject, RSet, toJSON, type Value } from "../values.ts";
+import { BuiltinError } from "../values/errors.ts";
+import { parseNumber } from "../values/numbers.ts";
+import { fromJS, RObject, RSet, toJSON, type Value } from "../values/values.ts";
 import { builtin, obj, str } from "./builtin.ts";
 
 /** JSON text as a Rego value, its numbers exact (`1e400`, integers beyond a double), as OPA reads them. */

@@ -1,5 +1,5 @@
 /** Graphs: walk over a document, reachability over an adjacency object (graph.reachable, reachable_paths). */
-import { iterate, RObject, RSet, type Value } from "../values.ts";
+import { iterate, RObject, RSet, type Value } from "../values/values.ts";
 import { builtin, obj, oneOfError, relation } from "./builtin.ts";
 
 /** Every [path, value] pair of a document, the document itself first, in Rego's order. */

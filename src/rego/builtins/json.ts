@@ -1,6 +1,6 @@
 /** Documents edited by path: json.filter, json.remove (paths as "a/b" or ["a", "b"]) and json.patch (RFC 6902). */
-import { BuiltinError } from "../errors.ts";
-import { equal, RObject, RSet, toJSON, typeName, type Value } from "../values.ts";
+import { BuiltinError } from "../values/errors.ts";
+import { equal, RObject, RSet, toJSON, typeName, type Value } from "../values/values.ts";
 import { arr, builtin, obj, oneOfError } from "./builtin.ts";
 
 type Path = Value[];

@@ -2,8 +2,8 @@
  * Networks: net.cidr_* over IPv4 and IPv6 as Go's net package reads them (an IPv4-mapped IPv6 address is
  * IPv4). Addresses are bigints of 32 or 128 bits. net.lookup_ip_addr is left out: a decision does no I/O.
  */
-import { BuiltinError } from "../errors.ts";
-import { RObject, RSet, type Value } from "../values.ts";
+import { BuiltinError } from "../values/errors.ts";
+import { RObject, RSet, type Value } from "../values/values.ts";
 import { builtin, str } from "./builtin.ts";
 
 interface Address {

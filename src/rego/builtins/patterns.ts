@@ -1,6 +1,6 @@
 import type { RE2JS } from "re2js";
-import { BuiltinError } from "../errors.ts";
-import { type Value } from "../values.ts";
+import { BuiltinError } from "../values/errors.ts";
+import { type Value } from "../values/values.ts";
 import { builtin, int, operandError, str } from "./builtin.ts";
 
 /**

@@ -1,4 +1,4 @@
-import { RSet } from "../values.ts";
+import { RSet } from "../values/values.ts";
 import type { Builtin } from "./builtin.ts";
 import { aggregateBuiltins } from "./aggregates.ts";
 import { arithmeticBuiltins } from "./arithmetic.ts";

@@ -1,6 +1,6 @@
 /** Semantic versions (semver.org 2.0.0): semver.is_valid and semver.compare. */
-import { BuiltinError } from "../errors.ts";
-import type { Value } from "../values.ts";
+import { BuiltinError } from "../values/errors.ts";
+import type { Value } from "../values/values.ts";
 import { builtin, str } from "./builtin.ts";
 
 const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$/;

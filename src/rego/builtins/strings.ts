@@ -1,6 +1,6 @@
-import { BuiltinError } from "../errors.ts";
-import { isInteger, type Num, numText, toBigInt, toDouble } from "../numbers.ts";
-import { isNumber, RObject, RSet, type Value } from "../values.ts";
+import { BuiltinError } from "../values/errors.ts";
+import { isInteger, type Num, numText, toBigInt, toDouble } from "../values/numbers.ts";
+import { isNumber, RObject, RSet, type Value } from "../values/values.ts";
 import { builtin, elementError, int, num, obj, oneOfError, operandError, str } from "./builtin.ts";
 import { renderTemplate } from "./template.ts";
 

@@ -3,9 +3,9 @@
  * (`{{.a.b}}`), variables (`{{$x}}`), `if`/`else`, `range` with `$i, $v :=`, `with`, and `{{- -}}` trimming.
  * A missing key prints `<undefined>`, as OPA's template does (it renders with missingkey=default).
  */
-import { BuiltinError } from "../errors.ts";
-import { isNumber, lookup, RObject, RSet, type Value } from "../values.ts";
-import { numText } from "../numbers.ts";
+import { BuiltinError } from "../values/errors.ts";
+import { isNumber, lookup, RObject, RSet, type Value } from "../values/values.ts";
+import { numText } from "../values/numbers.ts";
 
 type Node =
   | { kind: "text"; text: string }

@@ -3,9 +3,9 @@
  * ("2006-01-02T15:04:05Z07:00"), in UTC or any IANA zone (through Intl), plus Go's duration syntax with
  * OPA's extra d, w and y units.
  */
-import { BuiltinError } from "../errors.ts";
-import { fromBigInt, isInteger, type Num, toBigInt } from "../numbers.ts";
-import type { Value } from "../values.ts";
+import { BuiltinError } from "../values/errors.ts";
+import { fromBigInt, isInteger, type Num, toBigInt } from "../values/numbers.ts";
+import type { Value } from "../values/values.ts";
 import { builtin, int, operandError, str } from "./builtin.ts";
 
 const INT64_MIN = -(2n ** 63n);

@@ -1,6 +1,6 @@
-import { BuiltinError } from "../errors.ts";
-import { parseNumber } from "../numbers.ts";
-import { isNumber, RObject, RSet, typeName } from "../values.ts";
+import { BuiltinError } from "../values/errors.ts";
+import { parseNumber } from "../values/numbers.ts";
+import { isNumber, RObject, RSet, typeName } from "../values/values.ts";
 import { builtin, operandError } from "./builtin.ts";
 
 export const typeBuiltins = [

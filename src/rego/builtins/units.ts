@@ -1,5 +1,5 @@
-import { BuiltinError } from "../errors.ts";
-import { fromBigInt, fromDecimal, isInteger, type Num, toDouble } from "../numbers.ts";
+import { BuiltinError } from "../values/errors.ts";
+import { fromBigInt, fromDecimal, isInteger, type Num, toDouble } from "../values/numbers.ts";
 import { builtin, str } from "./builtin.ts";
 
 const AMOUNT = /^([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)(.*)$/;

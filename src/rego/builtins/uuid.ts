@@ -1,6 +1,6 @@
 /** UUIDs: uuid.rfc4122 makes a version 4 UUID (one per seed string and evaluation), uuid.parse reads one. */
-import { fromBigInt } from "../numbers.ts";
-import { RObject, type Value } from "../values.ts";
+import { fromBigInt } from "../values/numbers.ts";
+import { RObject, type Value } from "../values/values.ts";
 import { builtin, str } from "./builtin.ts";
 
 /** The 16 bytes of a UUID in any of the forms Go's google/uuid accepts, or undefined. */

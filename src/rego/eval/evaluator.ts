@@ -1,8 +1,8 @@
-import type { BuiltinContext } from "./builtins/builtin.ts";
-import type { DocNode } from "./compiler.ts";
-import { RegoError, type Location } from "./errors.ts";
-import { fromBigInt, type Num } from "./numbers.ts";
-import type { Value } from "./values.ts";
+import type { BuiltinContext } from "../builtins/builtin.ts";
+import type { DocNode } from "../plan/compiler.ts";
+import { RegoError, type Location } from "../values/errors.ts";
+import { fromBigInt, type Num } from "../values/numbers.ts";
+import type { Value } from "../values/values.ts";
 
 export interface EvalLimits {
   /** Expressions evaluated per query before it is cancelled. */

@@ -1,4 +1,4 @@
-import { RegoError, type Location } from "./errors.ts";
+import { RegoError, type Location } from "../values/errors.ts";
 
 export type TokenKind = "ident" | "number" | "string" | "punct" | "eof";
 

@@ -1,7 +1,7 @@
-import type { Builtin } from "./builtins/builtin.ts";
-import type { DocNode } from "./compiler.ts";
-import type { Location } from "./errors.ts";
-import type { Value } from "./values.ts";
+import type { Builtin } from "../builtins/builtin.ts";
+import type { DocNode } from "../plan/compiler.ts";
+import type { Location } from "../values/errors.ts";
+import type { Value } from "../values/values.ts";
 
 /** Terms as parsed. The compiler resolves names in place (`Var.slot`, `Call.target`). */
 /** `firstLocal` on comprehensions: slots from this number on are local to them (set by the compiler). */

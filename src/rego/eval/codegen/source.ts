@@ -1,8 +1,8 @@
-import type { DocNode } from "../compiler.ts";
+import type { DocNode } from "../../plan/compiler.ts";
 import { builtinFailure } from "../calls.ts";
-import { keyConflictError, recursionError } from "../errors.ts";
+import { keyConflictError, recursionError } from "../../values/errors.ts";
 import { allEqual, callFunction, docValue, merge } from "../rules.ts";
-import { compare, equal, isCollection, lookup, RObject, RSet, setOwn, toJS, toJSON, type Value } from "../values.ts";
+import { compare, equal, isCollection, lookup, RObject, RSet, setOwn, toJS, toJSON, type Value } from "../../values/values.ts";
 
 /**
  * What generated code is made of besides its own shapes: a table of constants it closes over, and the

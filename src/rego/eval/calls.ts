@@ -1,9 +1,9 @@
-import type { CallTarget } from "./ast.ts";
-import { BuiltinError, RegoError, type Location } from "./errors.ts";
+import type { CallTarget } from "../syntax/ast.ts";
+import { BuiltinError, RegoError, type Location } from "../values/errors.ts";
 import type { FunctionOverride, Invoke, Run } from "./evaluator.ts";
 import { callFunction } from "./rules.ts";
 import { type CTerm, fetch, fetchAll, type One, type Operand } from "./terms.ts";
-import type { Value } from "./values.ts";
+import type { Value } from "../values/values.ts";
 
 /**
  * A call whose arguments are ready: operands fetched inline, then the `with` replacement when one is

@@ -1,5 +1,5 @@
-import type { Body, Expr, Term } from "./ast.ts";
-import { RegoError } from "./errors.ts";
+import type { Body, Expr, Term } from "../syntax/ast.ts";
+import { RegoError } from "../values/errors.ts";
 
 /**
  * Orders a body so every expression runs once the variables it reads are bound (Rego lets a policy

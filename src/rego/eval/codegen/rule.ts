@@ -1,8 +1,8 @@
-import type { CallTarget, Expr, Term } from "../ast.ts";
-import type { CompiledRule, DocNode } from "../compiler.ts";
-import type { Location } from "../errors.ts";
+import type { CallTarget, Expr, Term } from "../../syntax/ast.ts";
+import type { CompiledRule, DocNode } from "../../plan/compiler.ts";
+import type { Location } from "../../values/errors.ts";
 import type { Run } from "../evaluator.ts";
-import { keyOf, type Value } from "../values.ts";
+import { keyOf, type Value } from "../../values/values.ts";
 import { Constants, type DataPath } from "./source.ts";
 
 /**

@@ -1,13 +1,13 @@
-import type { Body, CallTarget, CompiledWith, Expr, Module, Rule, Term, VarTerm } from "./ast.ts";
-import { compileBody, type CBody } from "./bodies.ts";
-import type { Builtin } from "./builtins/builtin.ts";
-import { RegoError, type Location, type RegoErrorCode } from "./errors.ts";
-import { NodeMemo } from "./evaluator.ts";
-import { refText } from "./parser.ts";
-import type { RulePlan } from "./rules.ts";
-import type { AnswerCode, FunctionCode, NodeCode } from "./codegen/nodes.ts";
-import type { RuleCode } from "./codegen/rule.ts";
-import { compare, keyOf, RObject, RSet, type Value } from "./values.ts";
+import type { Body, CallTarget, CompiledWith, Expr, Module, Rule, Term, VarTerm } from "../syntax/ast.ts";
+import { compileBody, type CBody } from "../eval/bodies.ts";
+import type { Builtin } from "../builtins/builtin.ts";
+import { RegoError, type Location, type RegoErrorCode } from "../values/errors.ts";
+import { NodeMemo } from "../eval/evaluator.ts";
+import { refText } from "../syntax/parser.ts";
+import type { RulePlan } from "../eval/rules.ts";
+import type { AnswerCode, FunctionCode, NodeCode } from "../eval/codegen/nodes.ts";
+import type { RuleCode } from "../eval/codegen/rule.ts";
+import { compare, keyOf, RObject, RSet, type Value } from "../values/values.ts";
 import { orderBody, orderTerm, termInputs } from "./safety.ts";
 
 export interface CompiledRule {

@@ -1,9 +1,9 @@
-import type { RefTerm } from "./ast.ts";
-import type { DocNode } from "./compiler.ts";
+import type { RefTerm } from "../syntax/ast.ts";
+import type { DocNode } from "../plan/compiler.ts";
 import { bind, type Run, type Vals, type VK } from "./evaluator.ts";
 import { docValue, walkDoc } from "./rules.ts";
 import { CLOSURE, compileMatch, compileTerm, type CTerm, cterm, DATA, fetch, never, type One, operand, PATH, patternTest, RULE, union, unsafe, type Walk, withGeneral } from "./terms.ts";
-import { iterate, keyOf, lookup, type Value } from "./values.ts";
+import { iterate, keyOf, lookup, type Value } from "../values/values.ts";
 
 /** A ref path for walking the data tree: which steps are ground now, and the walk from each step on. */
 export interface DocPath {

@@ -1,7 +1,7 @@
-import type { CompiledRule, DocNode } from "../compiler.ts";
-import type { Location } from "../errors.ts";
+import type { CompiledRule, DocNode } from "../../plan/compiler.ts";
+import type { Location } from "../../values/errors.ts";
 import type { Run } from "../evaluator.ts";
-import type { RObject, Value } from "../values.ts";
+import type { RObject, Value } from "../../values/values.ts";
 import { CONTEXT, inlineRule, type RuleCode } from "./rule.ts";
 import { Constants } from "./source.ts";
 

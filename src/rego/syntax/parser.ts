@@ -1,7 +1,7 @@
 import type { Body, Expr, Import, Module, Rule, RuleHead, Term, VarTerm, With } from "./ast.ts";
-import { RegoError, type Location } from "./errors.ts";
+import { RegoError, type Location } from "../values/errors.ts";
 import { type Token, tokenize } from "./lexer.ts";
-import { parseNumber } from "./numbers.ts";
+import { parseNumber } from "../values/numbers.ts";
 
 const RELATIONS: Record<string, string> = { "==": "equal", "!=": "neq", "<": "lt", "<=": "lte", ">": "gt", ">=": "gte" };
 const ARITH: Record<string, string> = { "+": "plus", "-": "minus" };

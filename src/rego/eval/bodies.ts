@@ -1,7 +1,7 @@
-import type { Body, CompiledWith, Expr, Term } from "./ast.ts";
+import type { Body, CompiledWith, Expr, Term } from "../syntax/ast.ts";
 import { invoker } from "./calls.ts";
-import type { DocNode } from "./compiler.ts";
-import type { Location } from "./errors.ts";
+import type { DocNode } from "../plan/compiler.ts";
+import type { Location } from "../values/errors.ts";
 import {
   bind,
   Context,
@@ -17,7 +17,7 @@ import {
   type Vals,
 } from "./evaluator.ts";
 import { compileMatch, compileTerm, type CTerm, eachOf, fetch, patternTest, ready, RULE, union, unsafe } from "./terms.ts";
-import { equal, isCollection, iterate, keyOf, RObject, RSet, type Value } from "./values.ts";
+import { equal, isCollection, iterate, keyOf, RObject, RSet, type Value } from "../values/values.ts";
 
 /** Evaluates an expression with at most one solution without a continuation; NOT_DIRECT when it cannot. */
 export type Test = (run: Run, vals: Vals) => Direct;

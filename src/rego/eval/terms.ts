@@ -1,12 +1,12 @@
-import type { Term } from "./ast.ts";
+import type { Term } from "../syntax/ast.ts";
 import { compileBody } from "./bodies.ts";
 import { callSite, invoker } from "./calls.ts";
-import { type DocNode, forEachVar } from "./compiler.ts";
-import { keyConflictError, RegoError, type Location } from "./errors.ts";
+import { type DocNode, forEachVar } from "../plan/compiler.ts";
+import { keyConflictError, RegoError, type Location } from "../values/errors.ts";
 import { bind, type K, type Run, type Vals, type VK } from "./evaluator.ts";
 import { docPath, reference } from "./refs.ts";
 import { docValue, walkDoc } from "./rules.ts";
-import { equal, keyOf, lookup, RObject, RSet, type Value } from "./values.ts";
+import { equal, keyOf, lookup, RObject, RSet, type Value } from "../values/values.ts";
 
 /** The value of a term whose `needs` are bound; undefined when it has none. */
 export type One = (run: Run, vals: Vals) => Value | undefined;

@@ -1,13 +1,13 @@
-import type { Term } from "./ast.ts";
+import type { Term } from "../syntax/ast.ts";
 import { compileBody, type CBody } from "./bodies.ts";
 import { type FunctionCode, generateAnswer, generateFunction, generateNode, type NodeCode } from "./codegen/nodes.ts";
 import { type Add, generate, type RuleCode } from "./codegen/rule.ts";
-import type { CompiledRule, DocNode } from "./compiler.ts";
-import { keyConflictError, recursionError, RegoError, type Location } from "./errors.ts";
+import type { CompiledRule, DocNode } from "../plan/compiler.ts";
+import { keyConflictError, recursionError, RegoError, type Location } from "../values/errors.ts";
 import { type Direct, FAILS, FIRST, HOLDS, NONE, type NodeMemo, NOT_DIRECT, overflowed, type Run, type Vals, type VK } from "./evaluator.ts";
 import type { DocPath } from "./refs.ts";
 import { compileMatch, compileTerm, type CTerm, eachOf, fetch, type Match, ready } from "./terms.ts";
-import { equal, keyOf, lookup, RObject, RSet, toJS, type Value } from "./values.ts";
+import { equal, keyOf, lookup, RObject, RSet, toJS, type Value } from "../values/values.ts";
 
 /** A rule's body (or an else's) with the value it gives when the body holds. */
 interface Branch {
