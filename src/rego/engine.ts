@@ -3,6 +3,7 @@ import { builtins } from "./builtins/registry.ts";
 import { type CompiledPolicy, Compiler } from "./plan/compiler.ts";
 import { RegoError } from "./values/errors.ts";
 import { type EvalLimits, type EvalOptions, overflowed, Run, type Vals } from "./eval/evaluator.ts";
+import { compileBody } from "./eval/bodies.ts";
 import { parseModule, parseQuery } from "./syntax/parser.ts";
 import { answer } from "./eval/rules.ts";
 import { fromJS, RObject, toJS, type Value } from "./values/values.ts";
@@ -148,7 +149,8 @@ export class RegoEngine {
   /** Like query, with the bindings as Rego values (exact numbers, sets kept as sets). */
   queryValues(query: string, options: QueryOptions = {}): Record<string, Value>[] {
     const set = this.active;
-    const { body, slots, outputs } = new Compiler(builtins, set.policy.root).compileQuery(parseQuery(query));
+    const { body: ordered, slots, outputs } = new Compiler(builtins, set.policy.root).compileQuery(parseQuery(query));
+    const body = compileBody(ordered, set.policy.root);
     const run = new Run(set.policy.root, set.data, this.toInput(options.input), {
       ...this.evalOptions,
       strictBuiltinErrors: options.strictBuiltinErrors ?? this.strict,

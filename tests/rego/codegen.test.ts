@@ -5,7 +5,8 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { builtins } from "../../src/rego/builtins/registry.ts";
-import { Compiler, type DocNode } from "../../src/rego/plan/compiler.ts";
+import { Compiler } from "../../src/rego/plan/compiler.ts";
+import type { DocNode } from "../../src/rego/plan/tree.ts";
 import { RegoEngine, RegoError } from "../../src/rego/engine.ts";
 import { Run } from "../../src/rego/eval/evaluator.ts";
 import { parseModule } from "../../src/rego/syntax/parser.ts";

@@ -1,25 +1,8 @@
-import { BuiltinError } from "../values/errors.ts";
+/** Helpers for writing built-ins: constructors and operand checks with OPA's error wording. */
+import type { Builtin, BuiltinContext } from "../syntax/builtin.ts";
 import type { Num } from "../values/numbers.ts";
+import { BuiltinError } from "../values/errors.ts";
 import { RObject, RSet, type Value, isNumber, typeName } from "../values/values.ts";
-
-/** What a built-in may ask of the running evaluation. */
-export interface BuiltinContext {
-  /** The same timestamp for the whole evaluation (time.now_ns). */
-  nowNs(): Num;
-  /** A value made once per evaluation and key (uuid.rfc4122, rand.intn give the same answer twice). */
-  remember<T extends Value>(key: string, make: () => T): T;
-}
-
-export interface Builtin {
-  name: string;
-  arity: number;
-  /** Returns undefined for "no value"; throws BuiltinError for errors. */
-  fn(args: Value[], ctx: BuiltinContext): Value | undefined;
-  /** For operators (comparisons, membership): the same function on two operands, never throwing. */
-  binary?: (a: Value, b: Value) => Value;
-  /** A relation (walk): `fn` returns every result as an array, and a call's output takes each in turn. */
-  relation?: boolean;
-}
 
 export const builtin = (name: string, arity: number, fn: Builtin["fn"]): Builtin => ({ name, arity, fn });
 

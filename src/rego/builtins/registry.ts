@@ -1,5 +1,5 @@
 import { RSet } from "../values/values.ts";
-import type { Builtin } from "./builtin.ts";
+import type { Builtin } from "../syntax/builtin.ts";
 import { aggregateBuiltins } from "./aggregates.ts";
 import { arithmeticBuiltins } from "./arithmetic.ts";
 import { collectionBuiltins } from "./collections.ts";

@@ -1,6 +1,7 @@
 import type { Body, CompiledWith, Expr, Term } from "../syntax/ast.ts";
 import { invoker } from "./calls.ts";
-import type { DocNode } from "../plan/compiler.ts";
+import { late } from "./late.ts";
+import type { DocNode } from "../plan/tree.ts";
 import type { Location } from "../values/errors.ts";
 import {
   bind,
@@ -16,26 +17,10 @@ import {
   type Run,
   type Vals,
 } from "./evaluator.ts";
-import { compileMatch, compileTerm, type CTerm, eachOf, fetch, patternTest, ready, RULE, union, unsafe } from "./terms.ts";
+import type { CBody, CTerm, Test } from "./closures.ts";
+import { eachOf, fetch, patternTest, ready, RULE, union, unsafe } from "./operands.ts";
+import { compileMatch, compileTerm } from "./terms.ts";
 import { equal, isCollection, iterate, keyOf, RObject, RSet, type Value } from "../values/values.ts";
-
-/** Evaluates an expression with at most one solution without a continuation; NOT_DIRECT when it cannot. */
-export type Test = (run: Run, vals: Vals) => Direct;
-
-/** A body compiled into closures. */
-export interface CBody {
-  readonly length: number;
-  /** Calls `k` once per solution; bindings are undone when it returns. */
-  readonly goal: Goal;
-  /**
-   * Runs the expressions from `from` on while each has at most one solution, binding on the run's
-   * trail (the caller unwinds it). Returns the index of the first expression that needs backtracking,
-   * the body's length when none does, or -1 when one failed.
-   */
-  prefix(run: Run, vals: Vals, from: number): number;
-  /** resume[i] continues at expression i, where `prefix` stopped: `k` once per solution. */
-  readonly resume: Goal[];
-}
 
 interface CExpr {
   /** Absent when the expression can never be evaluated directly. */
@@ -418,3 +403,5 @@ function patch(base: Value | undefined, path: Value[], v: Value): Value {
   obj.set(path[0]!, patch(obj.get(path[0]!), path.slice(1), v));
   return obj;
 }
+
+late.compileBody = compileBody;

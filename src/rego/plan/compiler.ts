@@ -1,89 +1,18 @@
 import type { Body, CallTarget, CompiledWith, Expr, Module, Rule, Term, VarTerm } from "../syntax/ast.ts";
-import { compileBody, type CBody } from "../eval/bodies.ts";
-import type { Builtin } from "../builtins/builtin.ts";
-import { RegoError, type Location, type RegoErrorCode } from "../values/errors.ts";
-import { NodeMemo } from "../eval/evaluator.ts";
+import type { Builtin } from "../syntax/builtin.ts";
 import { refText } from "../syntax/parser.ts";
-import type { RulePlan } from "../eval/rules.ts";
-import type { AnswerCode, FunctionCode, NodeCode } from "../eval/codegen/nodes.ts";
-import type { RuleCode } from "../eval/codegen/rule.ts";
+import { RegoError, type Location, type RegoErrorCode } from "../values/errors.ts";
 import { compare, keyOf, RObject, RSet, type Value } from "../values/values.ts";
 import { orderBody, orderTerm, termInputs } from "./safety.ts";
-
-export interface CompiledRule {
-  kind: "complete" | "partial" | "function";
-  node: DocNode;
-  /** Partial rules: the head ref terms below `node` (keys of the objects the rule builds). */
-  keys: Term[];
-  multi: boolean;
-  args: Term[];
-  value: Term;
-  body: Body;
-  elses: { value: Term; body: Body }[];
-  /** The constant value of each branch (undefined where a branch computes its value). */
-  constants: (Value | undefined)[];
-  slots: number;
-  loc: Location;
-  /** The rule as closures, compiled on its first evaluation (rules.ts). */
-  plan?: RulePlan;
-  /** Partial rules: the rule as one function for an evaluation's own context, made once warm (rules.ts). */
-  code?: RuleCode;
-  /** Partial rules: evaluations through the closures so far (rules.ts). */
-  runs: number;
-}
-
-/** One position in the data tree: rules attach to the node of their (ground) head path. */
-export class DocNode {
-  readonly children = new Map<string, DocNode>();
-  readonly complete: CompiledRule[] = [];
-  readonly partial: CompiledRule[] = [];
-  readonly functions: CompiledRule[] = [];
-  defaultRule: CompiledRule | undefined;
-  /** Set after compilation: a rule or function sits here or below. */
-  hasRules = false;
-  /** Set after compilation: the children with rules, in key order (a document is built in that order). */
-  ruleChildren: DocNode[] = [];
-  /** Set after compilation: rules sit here, so a walk down the tree stops and takes this node's value. */
-  isLeaf = false;
-  /** Set after compilation: the children by key identity, for evaluation (a record reads faster than a small Map). */
-  childAt: Record<string, DocNode | undefined> = Object.create(null);
-  /** This node's value and function results in the current evaluation. */
-  readonly memo = new NodeMemo();
-  /** Complete rules' nodes: the node's value as one function, made once warm (rules.ts, codegen/nodes.ts). */
-  code: NodeCode | undefined = undefined;
-  /** Reads through the closures so far, before the node (a rule's, a function's, a package's) is warm. */
-  runs = 0;
-  /** Packages: their answer as one function, made once warm. */
-  answer: AnswerCode | undefined = undefined;
-  /** Functions' nodes: the definitions as one function, made once warm. */
-  functionCode: FunctionCode | undefined = undefined;
-
-  constructor(
-    readonly key: Value,
-    readonly path: Value[],
-    readonly name: string,
-  ) {}
-
-  child(key: Value): DocNode {
-    const k = keyOf(key);
-    let c = this.children.get(k);
-    if (!c) {
-      c = new DocNode(key, [...this.path, key], `${this.name}${typeof key === "string" && /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`}`);
-      this.children.set(k, c);
-    }
-    return c;
-  }
-
-  /** A function (or a function's default) is defined here: a plain field, read on every evaluation. */
-  isFunction = false;
-}
+import { type CompiledRule, DocNode } from "./tree.ts";
 
 export interface CompiledPolicy {
   root: DocNode;
 }
 
 export interface CompiledQuery {
-  body: CBody;
+  /** The query's expressions, names resolved and ordered so that variables are bound before use. */
+  body: Body;
   slots: number;
   /** Named query variables and their slots: the bindings of each result. */
   outputs: [string, number][];
@@ -176,7 +105,7 @@ export class Compiler {
     const resolved = this.resolveBody(body, scope, ctx);
     const ordered = orderBody(resolved, new Set(), frame.names);
     const outputs = [...scope.vars.entries()].filter(([n]) => !n.startsWith("_"));
-    return { body: compileBody(ordered.body, this.root), slots: frame.names.length, outputs };
+    return { body: ordered.body, slots: frame.names.length, outputs };
   }
 
   /** Attaches a rule to its data-tree node (names inside it are resolved later, once all rules are placed). */

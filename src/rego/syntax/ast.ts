@@ -1,5 +1,4 @@
-import type { Builtin } from "../builtins/builtin.ts";
-import type { DocNode } from "../plan/compiler.ts";
+import type { Builtin } from "./builtin.ts";
 import type { Location } from "../values/errors.ts";
 import type { Value } from "../values/values.ts";
 
@@ -42,9 +41,14 @@ export interface CallTerm {
   target?: CallTarget;
 }
 
+/** A user function's place in the compiled plan (plan/tree.ts's DocNode), opaque to the syntax. */
+export interface FunctionNode {
+  readonly name: string;
+}
+
 export type CallTarget =
   | { kind: "builtin"; name: string; arity: number; builtin: Builtin }
-  | { kind: "function"; path: string; arity: number; node: DocNode };
+  | { kind: "function"; path: string; arity: number; node: FunctionNode };
 
 export interface With {
   target: Term;

@@ -1,17 +1,9 @@
 import type { CallTarget, Expr, Term } from "../../syntax/ast.ts";
-import type { CompiledRule, DocNode } from "../../plan/compiler.ts";
+import type { CompiledRule, DocNode, RuleCode } from "../../plan/tree.ts";
 import type { Location } from "../../values/errors.ts";
-import type { Run } from "../evaluator.ts";
 import { keyOf, type Value } from "../../values/values.ts";
 import { Constants, type DataPath } from "./source.ts";
 
-/**
- * One rule (or function definition) as one generated JavaScript function. Complete rules and functions
- * answer their value after `prior` (the value found so far, for conflicts); partial rules call `add`
- * once per key and value. Runs only in an evaluation's own context: under `with` the closures serve.
- */
-export type RuleCode = (run: Run, prior: Value | undefined, args: readonly Value[], loc: Location, add: Add | undefined) => Value | undefined;
-export type Add = (keys: Value[], v: Value) => void;
 
 /**
  * The rule as code, or null when it uses what the generator leaves to the closures (`with`, patterns

@@ -1,7 +1,7 @@
-import type { DocNode } from "../../plan/compiler.ts";
+import type { DocNode } from "../../plan/tree.ts";
 import { builtinFailure } from "../calls.ts";
 import { keyConflictError, recursionError } from "../../values/errors.ts";
-import { allEqual, callFunction, docValue, merge } from "../rules.ts";
+import { late } from "../late.ts";
 import { compare, equal, isCollection, lookup, RObject, RSet, setOwn, toJS, toJSON, type Value } from "../../values/values.ts";
 
 /**
@@ -45,7 +45,8 @@ export class Constants {
 
 /** What generated code calls: fixed names, bound when a function is made (only those its source names). */
 let helpers: Record<string, unknown> | undefined;
-const helperTable = () => (helpers ??= { RObject, RSet, equal, compare, lookup, isCollection, docValue, callFunction, merge, allEqual, builtinFailure, recursion, readData, valuesOf, keysOf, conflict, put, keyOrder, NO_MEMBERS });
+// Made on first use, once the document functions are in `late` (rules.ts puts them there as it loads).
+const helperTable = () => (helpers ??= { RObject, RSet, equal, compare, lookup, isCollection, docValue: late.docValue, callFunction: late.callFunction, merge: late.merge, allEqual: late.allEqual, builtinFailure, recursion, readData, valuesOf, keysOf, conflict, put, keyOrder, NO_MEMBERS });
 const uses = new Map<string, RegExp>();
 const helperUse = (name: string) => uses.get(name) ?? uses.set(name, new RegExp(`\\b${name}\\b`)).get(name)!;
 
