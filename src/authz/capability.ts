@@ -13,6 +13,7 @@ import { svidIdentityProvider, type SvidSource } from "../identity/svid.ts";
 import { RegoEngine } from "../rego/engine.ts";
 import { auditTransport } from "./audit/destination.ts";
 import { AuditLog } from "./audit/log.ts";
+import { Bundles } from "./bundles.ts";
 import { opaHttp } from "./http.ts";
 import type { AuthzDecision, AuthzEnforcer, IdentityProvider } from "./model.ts";
 import { checkRemote, loadPolicies, PolicyStore } from "./policies.ts";
@@ -69,7 +70,7 @@ export const authzCapability: CapabilityFactory = async (runtime) => {
   const { parts, security } = hub(runtime);
 
   const source = (parts.source = await openSvidSource(config, log));
-  const needsEngine = settings.provider === "embedded" || settings.opa_api.enabled;
+  const needsEngine = settings.provider === "embedded" || settings.opa_api.enabled || settings.bundle.source !== "";
   const engine = needsEngine ? new RegoEngine() : undefined;
   if (engine) loadPolicies(engine, { dir: settings.policy_dir, policyPath: settings.policy_path, development });
   const provider =
@@ -95,6 +96,11 @@ export const authzCapability: CapabilityFactory = async (runtime) => {
     log,
   }));
   let opaServer: Server<unknown> | undefined;
+  const store = engine && new PolicyStore(engine, { policyPath: settings.policy_path, development });
+  const bundles =
+    store && settings.bundle.source
+      ? new Bundles(store, [{ name: settings.bundle.name, source: settings.bundle.source, pollingSeconds: settings.bundle.polling_seconds }], log)
+      : undefined;
 
   health.register("authorization", () => {
     const auditStats = audit?.stats();
@@ -134,14 +140,16 @@ export const authzCapability: CapabilityFactory = async (runtime) => {
         });
         log.info("mTLS listening", { port: parts.front.port, spiffeId: source.current().spiffeId });
       }
+      await bundles?.start();
       if (settings.opa_api.enabled) {
-        const app = opaHttp(new PolicyStore(engine!, { policyPath: settings.policy_path, development }), log);
+        const app = opaHttp(store!, log, { defaultDecision: settings.opa_api.default_decision, decisionIds: settings.opa_api.decision_ids, bundles });
         app.listen({ hostname: settings.opa_api.host, port: settings.opa_api.port });
         opaServer = app.server ?? undefined;
         log.info("OPA-compatible API listening", { url: `http://${settings.opa_api.host}:${opaServer?.port}` });
       }
     },
     async stop() {
+      bundles?.stop();
       await opaServer?.stop(true);
       await parts.front?.close();
       await audit?.close();

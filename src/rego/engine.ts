@@ -111,6 +111,11 @@ export class RegoEngine {
     this.active = build(this.active.modules, this.toData(data));
   }
 
+  /** The base data document (what `setData` and `load` gave), as a Rego value. */
+  data(): RObject {
+    return this.active.data as RObject;
+  }
+
   /** The packages the loaded modules declare (`platform.authz`), each once. */
   packages(): string[] {
     return [...new Set([...this.active.modules.values()].map((m) => m.parsed.pkg.join(".")))];
@@ -129,7 +134,7 @@ export class RegoEngine {
    * The document at `path` (`platform/authz` or `platform/authz/allow`), in the shape of OPA's
    * `POST /v1/data/<path>` answer: `result` is absent when the document is undefined.
    */
-  evaluate(path: string, input?: unknown): { result?: unknown } {
+  evaluate(path: string, input?: unknown, options: { strictBuiltinErrors?: boolean } = {}): { result?: unknown } {
     let keys = this.paths.get(path);
     if (!keys) {
       keys = path.split("/").filter((p) => p !== "");
@@ -137,7 +142,8 @@ export class RegoEngine {
       this.paths.set(path, keys);
     }
     const set = this.active;
-    const result = answer(new Run(set.policy.root, set.data, this.toInput(input), this.evalOptions), keys);
+    const evalOptions = options.strictBuiltinErrors === undefined ? this.evalOptions : { ...this.evalOptions, strictBuiltinErrors: options.strictBuiltinErrors };
+    const result = answer(new Run(set.policy.root, set.data, this.toInput(input), evalOptions), keys);
     return result === undefined ? {} : { result };
   }
 

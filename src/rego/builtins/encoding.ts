@@ -1,21 +1,15 @@
 /** Encodings: JSON and YAML text, base64 and base64url, hex, and URL query strings. */
-import { BuiltinError } from "../values/errors.ts";
-import { parseNumber } from "../values/numbers.ts";
+import { BuiltinError, RegoError } from "../values/errors.ts";
+import { parseJSON } from "../values/json.ts";
 import { fromJS, RObject, RSet, toJSON, type Value } from "../values/values.ts";
 import { builtin, obj, str } from "./builtin.ts";
 
-/** JSON text as a Rego value, its numbers exact (`1e400`, integers beyond a double), as OPA reads them. */
-export function parseJSON(text: string): Value {
+/** JSON text as a Rego value, numbers exact; malformed text is the built-in's error. */
+function parseJSONText(text: string): Value {
   try {
-    const exact = (_key: string, value: unknown, context?: { source?: string }) => {
-      if (typeof value !== "number" || !context?.source) return value;
-      const n = parseNumber(context.source);
-      if (n === undefined) throw new BuiltinError(`invalid number: ${context.source}`);
-      return n;
-    };
-    return fromJS(JSON.parse(text, exact));
+    return parseJSON(text);
   } catch (e) {
-    throw new BuiltinError(e instanceof Error ? e.message : String(e));
+    throw new BuiltinError(e instanceof RegoError ? e.detail : String(e));
   }
 }
 
@@ -151,7 +145,7 @@ function marshalWithOptions(v: Value, options: RObject): string {
 export const encodingBuiltins = [
   builtin("json.marshal", 1, ([v]) => toJSON(v!)),
   builtin("json.marshal_with_options", 2, (args) => marshalWithOptions(args[0]!, obj(args, 1))),
-  builtin("json.unmarshal", 1, (args) => parseJSON(str(args, 0))),
+  builtin("json.unmarshal", 1, (args) => parseJSONText(str(args, 0))),
   builtin("json.is_valid", 1, ([v]) => {
     if (typeof v !== "string") return false;
     try {

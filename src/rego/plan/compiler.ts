@@ -101,7 +101,7 @@ export class Compiler {
   compileQuery(body: Body): CompiledQuery {
     const frame = new Frame();
     const scope = new Scope(undefined, frame);
-    const ctx: ModuleContext = { file: "query", pkg: [], roots: new Set(), imports: new Map() };
+    const ctx: ModuleContext = { file: "", pkg: [], roots: new Set(), imports: new Map() };
     const resolved = this.resolveBody(body, scope, ctx);
     const ordered = orderBody(resolved, new Set(), frame.names);
     const outputs = [...scope.vars.entries()].filter(([n]) => !n.startsWith("_"));

@@ -14,7 +14,7 @@ export function parseModule(source: string, file: string): Module {
   return new Parser(source, file).module();
 }
 
-export function parseQuery(source: string, file = "query"): Body {
+export function parseQuery(source: string, file = ""): Body {
   return new Parser(source, file).query();
 }
 

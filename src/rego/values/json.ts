@@ -1,0 +1,25 @@
+/** JSON text to and from Rego values, numbers exact both ways (`1e400`, integers beyond a double). */
+import { RegoError } from "./errors.ts";
+import { parseNumber } from "./numbers.ts";
+import { fromJS, type Value } from "./values.ts";
+
+/**
+ * Parses JSON text keeping every number as written (JSON.parse with the source text of each number).
+ * Malformed text or a number past the engine's range is an `invalid_input` RegoError.
+ */
+export function parseJSON(text: string, maxDepth?: number): Value {
+  const exact = (_key: string, value: unknown, context?: { source?: string }) => {
+    if (typeof value !== "number" || !context?.source) return value;
+    const n = parseNumber(context.source);
+    if (n === undefined) throw new RegoError("invalid_input", `invalid number: ${context.source}`);
+    return n;
+  };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text, exact);
+  } catch (e) {
+    if (e instanceof RegoError) throw e;
+    throw new RegoError("invalid_input", e instanceof Error ? e.message : String(e));
+  }
+  return fromJS(parsed, { maxDepth });
+}
