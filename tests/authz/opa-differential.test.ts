@@ -141,7 +141,8 @@ function comparable(answer: Answer, mode: Mode): unknown {
     default: {
       const stripAst = (p: any) => (p && typeof p === "object" && "raw" in p ? { id: p.id, raw: p.raw } : p);
       const result = body?.result;
-      const cleaned = Array.isArray(result) ? result.map(stripAst) : stripAst(result);
+      // OPA lists policies in no fixed order (a Go map's): both listings are compared by id.
+      const cleaned = Array.isArray(result) ? result.map(stripAst).sort((a: any, b: any) => String(a?.id ?? "").localeCompare(String(b?.id ?? ""))) : stripAst(result);
       return { status: answer.status, body: body && "result" in body ? { ...body, result: cleaned } : body };
     }
   }
