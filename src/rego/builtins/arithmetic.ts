@@ -1,7 +1,7 @@
 import { BuiltinError } from "../values/errors.ts";
 import { arith, compareNum, fromBigInt, isInteger, type Num, toBigInt, toDouble } from "../values/numbers.ts";
 import { isNumber, RSet, type Value } from "../values/values.ts";
-import { builtin, int, num, operandError } from "./builtin.ts";
+import { builtin, int, num, operandError, str } from "./builtin.ts";
 
 const MAX_RANGE = 1_000_000;
 
@@ -64,6 +64,12 @@ export const arithmeticBuiltins = [
   builtin("round", 1, (args) => round(num(args, 0), "round")),
   builtin("ceil", 1, (args) => round(num(args, 0), "ceil")),
   builtin("floor", 1, (args) => round(num(args, 0), "floor")),
+  // The same number for the same seed string and bound within one evaluation, as OPA caches it.
+  builtin("rand.intn", 2, (args, ctx) => {
+    const seed = str(args, 0);
+    const n = int(args, 1);
+    return n === 0 ? 0 : ctx.remember(`rand.intn\0${seed}\0${n}`, () => Math.floor(Math.random() * Math.abs(n)));
+  }),
   builtin("numbers.range", 2, (args) => range(int(args, 0), int(args, 1), 1)),
   builtin("numbers.range_step", 3, (args) => {
     const step = num(args, 2);
