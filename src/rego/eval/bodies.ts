@@ -131,6 +131,15 @@ function compileParts(e: Expr, root: DocNode): { test: Test | undefined; positiv
           }),
       };
     }
+    case "logic": {
+      // Each operand is asked for one solution; the expression holds once (its bindings stay inside).
+      const operands = e.operands.map((body) => compileBody(body, root).goal);
+      const holds =
+        e.op === "and"
+          ? (run: Run, vals: Vals) => operands.every((goal) => goal(run, vals, FIRST))
+          : (run: Run, vals: Vals) => operands.some((goal) => goal(run, vals, FIRST));
+      return { test: undefined, positive: (run, vals, k) => (holds(run, vals) ? k() : false) };
+    }
     case "some":
       return { test: undefined, positive: (_run, _vals, k) => k() };
   }

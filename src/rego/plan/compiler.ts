@@ -249,6 +249,12 @@ export class Compiler {
         out = { ...base, type: "every", key, value, domain, body: this.resolveBody(e.body, inner, ctx), firstLocal };
         break;
       }
+      case "logic": {
+        const firstLocal = scope.frame.names.length;
+        const operands = e.operands.map((body) => this.resolveBody(body, new Scope(scope, scope.frame), ctx));
+        out = { ...base, type: "logic", op: e.op, operands, firstLocal };
+        break;
+      }
       case "term":
         out = { ...base, type: "term", term: this.resolveTerm(e.term, scope, ctx) };
         if (out.term.type === "call" && !e.negated && out.term.target && out.term.args.length > out.term.target.arity + 1)
@@ -484,6 +490,7 @@ function implicitVars(e: Expr, out: Set<string>): void {
       term(e.domain);
       break;
     case "some":
+    case "logic":
       break;
   }
   // A bare name after `as` may be a function replacing another: it declares nothing.
@@ -555,6 +562,9 @@ export function forEachExprVar(e: Expr, f: (v: VarTerm) => void): void {
       forEachVar(e.value, f);
       forEachVar(e.domain, f);
       forEachBodyVar(e.body, f);
+      break;
+    case "logic":
+      for (const body of e.operands) forEachBodyVar(body, f);
       break;
     case "some":
       break;
@@ -684,6 +694,9 @@ function walkExprTerms(e: Expr, f: (t: Term) => void): void {
       f(e.value);
       f(e.domain);
       for (const x of e.body) walkExprTerms(x, f);
+      break;
+    case "logic":
+      for (const body of e.operands) for (const x of body) walkExprTerms(x, f);
       break;
     case "some":
       break;

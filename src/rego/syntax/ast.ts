@@ -68,6 +68,11 @@ export type Expr = (
   | { type: "somein"; key?: Term; value: Term; domain: Term }
   /** `firstLocal`: slots from this number on are local to the nested body; lower ones are closures. */
   | { type: "every"; key?: Term; value: Term; domain: Term; body: Body; firstLocal?: number }
+  /**
+   * `a and b`, `a or b` (future.keywords.and/or, rego.v2): holds once when every (any) operand has a
+   * solution; each operand is a body of its own scope, so nothing it binds is seen outside.
+   */
+  | { type: "logic"; op: "and" | "or"; operands: Body[]; firstLocal?: number }
 ) & { negated: boolean; with: With[]; loc: Location; compiledWith?: CompiledWith[] };
 
 export type Body = Expr[];

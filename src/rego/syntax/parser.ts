@@ -31,6 +31,8 @@ class Parser {
   private nesting = 0;
   /** While parsing a comprehension head, `|` ends the head instead of being set union. */
   private noOr = false;
+  /** `and` and `or` join expressions (future.keywords.and/or/not or rego.v2 imported). */
+  private logic = false;
 
   constructor(source: string, private readonly file: string) {
     this.tokens = tokenize(source, file);
@@ -107,6 +109,10 @@ class Parser {
     const pkg = this.packagePath();
     const imports: Import[] = [];
     while (this.keyword("import")) imports.push(this.importDecl());
+    this.logic = imports.some((i) => {
+      const path = i.path.map((t) => (t.type === "value" ? t.value : undefined));
+      return (i.root === "rego" && path[0] === "v2") || (i.root === "future" && path[0] === "keywords" && (path.length === 1 || ["and", "or", "not"].includes(path[1] as string)));
+    });
     const rules: Rule[] = [];
     while (this.tok.kind !== "eof") {
       if (this.keyword("import")) this.fail("imports must come before rules");
@@ -277,6 +283,73 @@ class Parser {
   // ---- literals
 
   private literal(): Expr {
+    if (!this.logic) return this.simpleLiteral(true);
+    // `with` binds looser than `and`/`or`: after the last operand it modifies the whole expression.
+    return this.withModifiers(this.logicOr(false));
+  }
+
+  private withModifiers(expr: Expr): Expr {
+    while (this.keyword("with")) expr.with.push(this.withModifier());
+    return expr;
+  }
+
+  // `or` binds loosest, then `and`, then `not`; an operand is an expression, `( ... )` or a block `{ ... }`.
+  private logicOr(inLogic: boolean): Expr {
+    const loc = this.tok.loc;
+    const operands = [this.logicAnd(inLogic)];
+    while (this.keyword("or") && this.sameLine()) {
+      this.next();
+      operands.push(this.logicAnd(true));
+    }
+    return operands.length === 1 ? operands[0]! : logicExpr("or", operands.map((e) => [e]), loc);
+  }
+
+  private logicAnd(inLogic: boolean): Expr {
+    const loc = this.tok.loc;
+    const first = this.logicUnary(inLogic);
+    const operands = [first];
+    while (this.keyword("and") && this.sameLine()) {
+      this.next();
+      operands.push(this.logicUnary(true));
+    }
+    return operands.length === 1 ? first : logicExpr("and", operands.map((e) => [e]), loc);
+  }
+
+  private logicUnary(inLogic: boolean): Expr {
+    const loc = this.tok.loc;
+    if (this.keyword("not") && (this.is("{", this.peek()) || this.is("(", this.peek()))) {
+      this.next();
+      const inner = this.logicUnary(true);
+      if (inner.type !== "logic" && !inner.negated) return { ...inner, negated: true };
+      return { ...logicExpr("and", [[inner]], loc), negated: true };
+    }
+    if (this.is("{") || this.is("(")) {
+      const saved = { pos: this.pos, depth: this.bracketDepth, noOr: this.noOr, nesting: this.nesting };
+      const restore = () => Object.assign(this, saved);
+      try {
+        let operand: Expr;
+        if (this.is("{")) operand = logicExpr("and", [this.block()], loc);
+        else {
+          this.next();
+          this.bracketDepth++;
+          operand = this.withModifiers(this.logicOr(true));
+          this.bracketDepth--;
+          this.expect(")");
+          // A group of one plain expression is a parenthesised term after all (`(1 + 2) * 3 == x`).
+          if (operand.type !== "logic" && !operand.with.length) throw new RegoError("rego_parse_error", "a plain parenthesised term", loc);
+          return operand;
+        }
+        // A block stands alone only beside `and`/`or`/`not`; otherwise it was a term (`{1, 2} == s`).
+        if (inLogic || ((this.keyword("and") || this.keyword("or")) && this.sameLine())) return operand;
+      } catch (error) {
+        if (!(error instanceof RegoError)) throw error;
+      }
+      restore();
+    }
+    return this.simpleLiteral(false);
+  }
+
+  private simpleLiteral(takeWith: boolean): Expr {
     const loc = this.tok.loc;
     let expr: Expr;
     if (this.keyword("some")) expr = this.some();
@@ -294,8 +367,7 @@ class Parser {
         } else expr = { type: "term", term: left, negated, with: [], loc };
       }
     }
-    while (this.keyword("with")) expr.with.push(this.withModifier());
-    return expr;
+    return takeWith ? this.withModifiers(expr) : expr;
   }
 
   private withModifier(): With {
@@ -538,6 +610,8 @@ function number(text: string, loc: Location) {
   if (n === undefined) throw new RegoError("rego_parse_error", `invalid number '${text}'`, loc);
   return n;
 }
+
+const logicExpr = (op: "and" | "or", operands: Body[], loc: Location): Expr => ({ type: "logic", op, operands, negated: false, with: [], loc });
 
 const call = (name: string, args: Term[], loc: Location): Term => ({
   type: "call",

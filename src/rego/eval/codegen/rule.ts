@@ -201,6 +201,8 @@ class RuleEmitter {
           this.bound = saved;
           return `if (!isCollection(${c})) ${f}\n${loop}\n${rest(f)}`;
         });
+      case "logic":
+        return unsupported(); // the closures serve and/or operands
       case "some":
         return rest(fail);
     }
