@@ -190,7 +190,26 @@ function indexesOf(s: string, search: string): number[] {
   return out;
 }
 
+/** A template's pieces joined: text as it is, each expression's one value as a term, none as `<undefined>`. */
+function templateString(parts: Value[]): string {
+  let out = "";
+  for (const part of parts) {
+    if (typeof part === "string") out += part;
+    else if (part instanceof RSet) {
+      if (part.size > 1) throw new BuiltinError("template expression produced more than one value");
+      const v = part.values()[0];
+      out += v === undefined ? "<undefined>" : typeof v === "string" ? v : termText(v);
+    }
+  }
+  return out;
+}
+
 export const stringBuiltins = [
+  builtin("internal.template_string", 1, (args) => {
+    const parts = args[0];
+    if (!Array.isArray(parts)) throw operandError(0, "array", parts!);
+    return templateString(parts);
+  }),
   builtin("indexof_n", 2, (args) => indexesOf(str(args, 0), str(args, 1))),
   builtin("strings.any_prefix_match", 2, (args) => {
     const xs = oneOrMany(args, 0);

@@ -1,6 +1,6 @@
 import type { Body, Expr, Import, Module, Rule, RuleHead, Term, VarTerm, With } from "./ast.ts";
 import { RegoError, type Location } from "../values/errors.ts";
-import { type Token, tokenize } from "./lexer.ts";
+import { type TemplatePart, type Token, tokenize } from "./lexer.ts";
 import { parseNumber } from "../values/numbers.ts";
 
 const RELATIONS: Record<string, string> = { "==": "equal", "!=": "neq", "<": "lt", "<=": "lte", ">": "gt", ">=": "gte" };
@@ -34,7 +34,10 @@ class Parser {
   /** `and` and `or` join expressions (future.keywords.and/or/not or rego.v2 imported). */
   private logic = false;
 
-  constructor(source: string, private readonly file: string) {
+  constructor(
+    private readonly source: string,
+    private readonly file: string,
+  ) {
     this.tokens = tokenize(source, file);
   }
 
@@ -502,6 +505,9 @@ class Parser {
       case "string":
         this.next();
         return { type: "value", value: t.text, loc };
+      case "template":
+        this.next();
+        return this.template(t.parts!, loc);
       case "ident":
         // `contains` is also a built-in function: a keyword only where a call cannot be.
         if (KEYWORDS.has(t.text) && !(t.text === "contains" && this.is("(", this.peek())) && !this.keywordStartsRef()) this.fail(`unexpected keyword '${t.text}'`);
@@ -532,6 +538,26 @@ class Parser {
     if (t.text === "[") return this.arrayTerm();
     if (t.text === "{") return this.braceTerm();
     this.fail(`unexpected ${describe(t)}`);
+  }
+
+  /**
+   * A template string as OPA compiles it: `internal.template_string([parts...])`, each `{expression}` a set
+   * comprehension of its values (`{v | v := expression}`), so an undefined one prints `<undefined>`.
+   */
+  private template(parts: TemplatePart[], loc: Location): Term {
+    const items = parts.map((part): Term => {
+      if (typeof part === "string") return { type: "value", value: part, loc };
+      // Parsed where it stands in the module, so errors and locations point into the template.
+      const before = this.source.slice(0, part.at);
+      const line = before.lastIndexOf("\n");
+      const padding = "\n".repeat(before.split("\n").length - 1) + " ".repeat(part.at - line - 1);
+      const body = new Parser(padding + part.source, this.file).query();
+      const expr = body[0]!;
+      if (body.length !== 1 || expr.type !== "term" || expr.negated) this.fail("a template expression must be one term", loc);
+      const v: VarTerm = { type: "var", name: "$value", loc: expr.loc };
+      return { type: "setcomp", head: v, body: [{ type: "assign", left: v, right: expr.term, negated: false, with: expr.with, loc: expr.loc }], loc: expr.loc };
+    });
+    return call("internal.template_string", [{ type: "array", items, loc }], loc);
   }
 
   private arrayTerm(): Term {
