@@ -5,7 +5,7 @@
 import type { Term } from "../syntax/ast.ts";
 import type { DocNode } from "../plan/tree.ts";
 import { RegoError, type Location } from "../values/errors.ts";
-import { keyOf, lookup, RObject, type Value } from "../values/values.ts";
+import { keyOf, lookup, lookupStored, RObject, type Value } from "../values/values.ts";
 import type { CTerm, Each, One, Operand } from "./closures.ts";
 import type { Run, Vals } from "./evaluator.ts";
 import { late } from "./late.ts";
@@ -32,7 +32,7 @@ export function fetch(o: Operand, run: Run, vals: Vals): Value | undefined {
     case DATA: {
       const data = run.ctx.data;
       if (o.from !== data) {
-        o.found = follow(data, o);
+        o.found = followData(data, o);
         o.from = data;
       }
       return o.found;
@@ -53,6 +53,15 @@ function follow(v: Value | undefined, { keys, ids }: Operand): Value | undefined
   for (let i = 0; i < keys.length && v !== undefined; i++) {
     const id = ids[i];
     v = id !== undefined && v instanceof RObject ? v.at(id) : lookup(v, keys[i]!);
+  }
+  return v;
+}
+
+/** `follow` in the base data document (see lookupStored). */
+function followData(v: Value | undefined, { keys, ids }: Operand): Value | undefined {
+  for (let i = 0; i < keys.length && v !== undefined; i++) {
+    const id = ids[i];
+    v = id !== undefined && v instanceof RObject ? v.at(id) : lookupStored(v, keys[i]!);
   }
   return v;
 }

@@ -77,6 +77,7 @@ export class Compiler {
     for (const m of modules) {
       let pkgNode = this.root;
       for (const p of m.pkg) pkgNode = pkgNode.child(p);
+      pkgNode.isPackage = true;
       const ctx: ModuleContext = {
         file: m.file,
         pkg: m.pkg,
@@ -575,8 +576,9 @@ export function forEachExprVar(e: Expr, f: (v: VarTerm) => void): void {
 // ---- whole-tree checks
 
 function markRules(node: DocNode): boolean {
-  let has = node.complete.length > 0 || node.partial.length > 0 || node.functions.length > 0 || node.defaultRule !== undefined;
-  node.isLeaf = has;
+  node.isLeaf = node.complete.length > 0 || node.partial.length > 0 || node.functions.length > 0 || node.defaultRule !== undefined;
+  // A package is a document even with no rules (an empty object), as in OPA.
+  let has = node.isLeaf || node.isPackage;
   for (const [k, c] of node.children) {
     node.childAt[k] = c;
     has = markRules(c) || has;

@@ -82,6 +82,8 @@ export class DocNode implements FunctionNode {
   hasRules = false;
   /** Set after compilation: the children with rules, in key order (a document is built in that order). */
   ruleChildren: DocNode[] = [];
+  /** A module declares this package: its document is defined (an object) even without rules. */
+  isPackage = false;
   /** Set after compilation: rules sit here, so a walk down the tree stops and takes this node's value. */
   isLeaf = false;
   /** Set after compilation: the children by key identity, for evaluation (a record reads faster than a small Map). */

@@ -2,7 +2,7 @@ import type { DocNode } from "../../plan/tree.ts";
 import { builtinFailure } from "../calls.ts";
 import { keyConflictError, recursionError } from "../../values/errors.ts";
 import { late } from "../late.ts";
-import { compare, equal, isCollection, lookup, RObject, RSet, setOwn, toJS, toJSON, type Value } from "../../values/values.ts";
+import { compare, equal, isCollection, lookup, lookupStored, RObject, RSet, setOwn, toJS, toJSON, type Value } from "../../values/values.ts";
 
 /**
  * What generated code is made of besides its own shapes: a table of constants it closes over, and the
@@ -59,7 +59,7 @@ export interface DataPath {
 
 function readData(c: DataPath, data: Value): Value | undefined {
   let v: Value | undefined = data;
-  for (let i = 0; i < c.keys.length && v !== undefined; i++) v = lookup(v, c.keys[i]!);
+  for (let i = 0; i < c.keys.length && v !== undefined; i++) v = lookupStored(v, c.keys[i]!);
   c.from = data;
   c.found = v;
   return v;
