@@ -1,4 +1,5 @@
 import type { Body, CompiledWith, Expr, Term } from "../syntax/ast.ts";
+import { groundValue } from "../plan/compiler.ts";
 import { invoker } from "./calls.ts";
 import { late } from "./late.ts";
 import type { DocNode } from "../plan/tree.ts";
@@ -281,6 +282,22 @@ function unify(left: CTerm, right: CTerm, root: DocNode): Goal {
       const from = (i: number): boolean => (i === n ? k() : pairs[i]!(run, vals, () => from(i + 1)));
       return from(0);
     };
+  }
+  if (as < 0 && bs < 0 && a.type === "object" && b.type === "object") {
+    // Two object patterns with constant keys unify value by value (`{"x": x, "y": 2} = {"x": 1, "y": y}`).
+    const keysOf = (t: typeof a) => t.items.map(([k]) => groundValue(k));
+    const ka = keysOf(a);
+    const kb = keysOf(b);
+    if (!ka.includes(undefined) && !kb.includes(undefined)) {
+      const byKey = new Map(b.items.map(([, v], i) => [keyOf(kb[i]!), v] as const));
+      if (ka.length !== kb.length || ka.some((k) => !byKey.has(keyOf(k!)))) return () => false;
+      const pairs = a.items.map(([, v], i) => unify(compileTerm(v, root), compileTerm(byKey.get(keyOf(ka[i]!))!, root), root));
+      const n = pairs.length;
+      return (run, vals, k) => {
+        const from = (i: number): boolean => (i === n ? k() : pairs[i]!(run, vals, () => from(i + 1)));
+        return from(0);
+      };
+    }
   }
   const aPattern = patternTest(a);
   const matchA = compileMatch(a, root, left);

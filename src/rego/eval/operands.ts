@@ -124,15 +124,18 @@ export function union(terms: readonly CTerm[]): readonly number[] | false {
 /** Every combination of the terms' values, each as a fresh array. */
 export function eachOf(items: readonly CTerm[]): (run: Run, vals: Vals, k: (values: Value[]) => boolean) => boolean {
   const n = items.length;
+  // Plain variables are read last: a term beside one may bind it (`i == xs[i]`).
+  const order = items.map((_, i) => i).sort((x, y) => Number(items[x]!.term.type === "var") - Number(items[y]!.term.type === "var"));
   return (run, vals, k) => {
     const acc = new Array<Value>(n);
-    const from = (i: number): boolean =>
-      i === n
-        ? k(acc.slice())
-        : items[i]!.each(run, vals, (v) => {
-            acc[i] = v;
-            return from(i + 1);
-          });
+    const from = (j: number): boolean => {
+      if (j === n) return k(acc.slice());
+      const i = order[j]!;
+      return items[i]!.each(run, vals, (v) => {
+        acc[i] = v;
+        return from(j + 1);
+      });
+    };
     return from(0);
   };
 }

@@ -592,18 +592,28 @@ function rulesOf(node: DocNode): CompiledRule[] {
   return [...node.complete, ...node.partial, ...node.functions, ...(node.defaultRule ? [node.defaultRule] : [])];
 }
 
-/** Nodes whose rules a data ref (its constant prefix) may evaluate. */
-function dependencies(root: DocNode, path: Value[], out: Set<DocNode>): void {
-  let node = root;
+/** A step of a data ref that is not constant: it may name any child. */
+const ANY = Symbol("any key");
+
+/**
+ * Nodes whose rules a data ref may evaluate: a variable step may name any child, so each is followed with
+ * the rest of the path (`data[x].allow` depends on the `allow` rules under each package, not on all rules).
+ */
+function dependencies(node: DocNode, path: (Value | typeof ANY)[], out: Set<DocNode>): void {
   const addSubtree = (n: DocNode) => {
     if (!n.hasRules) return;
     if (rulesOf(n).length) out.add(n);
     for (const c of n.children.values()) addSubtree(c);
   };
-  for (const key of path) {
+  for (let i = 0; i < path.length; i++) {
     if (node.partial.length) out.add(node);
     if (node.complete.length || node.defaultRule || node.functions.length) {
       out.add(node);
+      return;
+    }
+    const key = path[i]!;
+    if (key === ANY) {
+      for (const child of node.children.values()) dependencies(child, path.slice(i + 1), out);
       return;
     }
     const next = node.children.get(keyOf(key));
@@ -630,13 +640,7 @@ function checkRecursion(root: DocNode): void {
     const visitTerm = (t: Term) => {
       walkTerms(t, (x) => {
         if (x.type === "ref" && x.head.type === "var" && x.head.name === "data" && x.head.slot === undefined) {
-          const prefix: Value[] = [];
-          for (const p of x.path) {
-            const g = groundValue(p);
-            if (g === undefined) break;
-            prefix.push(g);
-          }
-          dependencies(root, prefix, out);
+          dependencies(root, x.path.map((p) => groundValue(p) ?? ANY), out);
         } else if (x.type === "var" && x.name === "data" && x.slot === undefined) dependencies(root, [], out);
         else if (x.type === "call" && x.target?.kind === "function") {
           const f = nodeByFunction.get(x.target.path);
