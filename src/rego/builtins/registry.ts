@@ -15,6 +15,7 @@ import { bitsBuiltins } from "./bits.ts";
 import { graphBuiltins } from "./graphs.ts";
 import { jsonBuiltins } from "./json.ts";
 import { netBuiltins } from "./net.ts";
+import { uriBuiltins } from "./uri.ts";
 import { semverBuiltins } from "./semver.ts";
 import { uuidBuiltins } from "./uuid.ts";
 
@@ -36,6 +37,7 @@ export const builtins: Map<string, Builtin> = new Map(
     ...graphBuiltins,
     ...jsonBuiltins,
     ...netBuiltins,
+    ...uriBuiltins,
     ...semverBuiltins,
     ...uuidBuiltins,
     { name: "set", arity: 0, fn: () => new RSet() },
