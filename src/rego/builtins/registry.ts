@@ -14,6 +14,7 @@ import { unitBuiltins } from "./units.ts";
 import { bitsBuiltins } from "./bits.ts";
 import { graphBuiltins } from "./graphs.ts";
 import { jsonBuiltins } from "./json.ts";
+import { jwtBuiltins } from "./jwt.ts";
 import { netBuiltins } from "./net.ts";
 import { uriBuiltins } from "./uri.ts";
 import { semverBuiltins } from "./semver.ts";
@@ -36,6 +37,7 @@ export const builtins: Map<string, Builtin> = new Map(
     ...bitsBuiltins,
     ...graphBuiltins,
     ...jsonBuiltins,
+    ...jwtBuiltins,
     ...netBuiltins,
     ...uriBuiltins,
     ...semverBuiltins,
