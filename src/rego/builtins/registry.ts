@@ -12,6 +12,7 @@ import { timeBuiltins } from "./time.ts";
 import { typeBuiltins } from "./types.ts";
 import { unitBuiltins } from "./units.ts";
 import { bitsBuiltins } from "./bits.ts";
+import { cryptoBuiltins } from "./crypto.ts";
 import { graphBuiltins } from "./graphs.ts";
 import { jsonBuiltins } from "./json.ts";
 import { jwtBuiltins } from "./jwt.ts";
@@ -35,6 +36,7 @@ export const builtins: Map<string, Builtin> = new Map(
     ...timeBuiltins,
     ...unitBuiltins,
     ...bitsBuiltins,
+    ...cryptoBuiltins,
     ...graphBuiltins,
     ...jsonBuiltins,
     ...jwtBuiltins,
