@@ -151,6 +151,36 @@ function formatInt(n: Num, base: number): string {
   return truncated.toString(base);
 }
 
+/**
+ * strings.replace_n as Go's strings.Replacer: one pass over the string, at each position the first key (in
+ * key order) that starts there replaced; replaced text is not scanned again.
+ */
+function replaceN(patterns: RObject, s: string): string {
+  const pairs: [string, string][] = patterns.entries().map(([k, v]) => {
+    if (typeof k !== "string") throw new BuiltinError("operand 1 non-string key found in pattern object", "type");
+    if (typeof v !== "string") throw new BuiltinError("operand 1 non-string value found in pattern object", "type");
+    return [k, v];
+  });
+  // An empty key's value goes in at every position, before whatever else happens there.
+  const empty = pairs.find(([k]) => k === "")?.[1];
+  const keyed = pairs.filter(([k]) => k !== "");
+  let out = "";
+  for (let i = 0; i <= s.length; ) {
+    if (empty !== undefined) out += empty;
+    if (i === s.length) break;
+    const hit = keyed.find(([k]) => s.startsWith(k, i));
+    if (hit) {
+      out += hit[1];
+      i += hit[0].length;
+    } else {
+      const c = String.fromCodePoint(s.codePointAt(i)!);
+      out += c;
+      i += c.length;
+    }
+  }
+  return out;
+}
+
 /** A string, or an array or set of strings, as a list (strings.any_prefix_match and friends). */
 function oneOrMany(args: Value[], i: number): string[] {
   const v = args[i]!;
@@ -236,16 +266,7 @@ export const stringBuiltins = [
     return d === "" ? codePoints(s) : s.split(d);
   }),
   builtin("replace", 3, (args) => str(args, 0).replaceAll(str(args, 1), str(args, 2))),
-  builtin("strings.replace_n", 2, (args) => {
-    let s = str(args, 1);
-    const patterns = args[0];
-    if (!(patterns instanceof RObject)) throw operandError(0, "object", patterns!);
-    for (const [k, v] of patterns.entries()) {
-      if (typeof k !== "string" || typeof v !== "string") throw operandError(0, "object of strings", patterns);
-      s = s.replaceAll(k, v);
-    }
-    return s;
-  }),
+  builtin("strings.replace_n", 2, (args) => replaceN(obj(args, 0), str(args, 1))),
   builtin("strings.reverse", 1, (args) => codePoints(str(args, 0)).reverse().join("")),
   builtin("trim", 2, (args) => trimSet(str(args, 0), str(args, 1), true, true)),
   builtin("trim_left", 2, (args) => trimSet(str(args, 0), str(args, 1), true, false)),
