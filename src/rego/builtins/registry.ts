@@ -14,6 +14,7 @@ import { unitBuiltins } from "./units.ts";
 import { bitsBuiltins } from "./bits.ts";
 import { cryptoBuiltins } from "./crypto.ts";
 import { graphBuiltins } from "./graphs.ts";
+import { graphqlBuiltins } from "./graphql.ts";
 import { jsonBuiltins } from "./json.ts";
 import { jwtBuiltins } from "./jwt.ts";
 import { netBuiltins } from "./net.ts";
@@ -38,6 +39,7 @@ export const builtins: Map<string, Builtin> = new Map(
     ...bitsBuiltins,
     ...cryptoBuiltins,
     ...graphBuiltins,
+    ...graphqlBuiltins,
     ...jsonBuiltins,
     ...jwtBuiltins,
     ...netBuiltins,
