@@ -18,6 +18,7 @@ import { graphqlBuiltins } from "./graphql.ts";
 import { jsonBuiltins } from "./json.ts";
 import { jwtBuiltins } from "./jwt.ts";
 import { netBuiltins } from "./net.ts";
+import { providerBuiltins } from "./providers.ts";
 import { uriBuiltins } from "./uri.ts";
 import { semverBuiltins } from "./semver.ts";
 import { uuidBuiltins } from "./uuid.ts";
@@ -43,6 +44,7 @@ export const builtins: Map<string, Builtin> = new Map(
     ...jsonBuiltins,
     ...jwtBuiltins,
     ...netBuiltins,
+    ...providerBuiltins,
     ...uriBuiltins,
     ...semverBuiltins,
     ...uuidBuiltins,
