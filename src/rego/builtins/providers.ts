@@ -7,18 +7,11 @@ import { BuiltinError } from "../values/errors.ts";
 import { isNumber, RObject, toJSON, type Value } from "../values/values.ts";
 import { isInteger, toBigInt } from "../values/numbers.ts";
 import { builtin, obj } from "./builtin.ts";
+import { checkRequest, setText } from "./http.ts";
 
-const REQUEST_KEYS = new Set([
-  "method", "url", "body", "enable_redirect", "force_json_decode", "force_yaml_decode", "headers", "raw_body", "tls_use_system_certs",
-  "tls_ca_cert", "tls_ca_cert_file", "tls_ca_cert_env_variable", "tls_client_cert", "tls_client_cert_file", "tls_client_cert_env_variable",
-  "tls_client_key", "tls_client_key_file", "tls_client_key_env_variable", "tls_insecure_skip_verify", "tls_server_name", "timeout", "cache",
-  "force_cache", "force_cache_duration_seconds", "raise_error", "caching_mode", "max_retry_attempts", "cache_ignored_headers",
-]);
 const CONFIG_KEYS = ["aws_access_key", "aws_region", "aws_secret_access_key", "aws_service"];
 const IGNORED_HEADERS = new Set(["authorization", "user-agent", "x-amzn-trace-id"]);
 
-/** Names as OPA prints a set of strings in a message: `{"a", "b"}`. */
-const setText = (names: string[]) => `{${names.sort().map((n) => JSON.stringify(n)).join(", ")}}`;
 
 const sha256 = (data: string | Buffer) => createHash("sha256").update(data).digest("hex");
 const hmac = (key: string | Buffer, data: string) => createHmac("sha256", key).update(data).digest();
@@ -30,11 +23,7 @@ function signRequest(request: RObject, config: RObject, timeNs: Value): RObject 
   if (badConfig.length) throw new BuiltinError(`operand 2 invalid values for required AWS config parameters(s): ${setText(badConfig)}`, "type");
   const configText = (k: string) => config.get(k) as string;
   if (!isNumber(timeNs) || !isInteger(timeNs)) throw new BuiltinError("operand 3 could not convert time_ns value into a unix timestamp", "type");
-  const keys = request.entries().map(([k]) => String(k));
-  const unknown = keys.filter((k) => !REQUEST_KEYS.has(k));
-  if (unknown.length) throw new BuiltinError(`operand 1 invalid request parameters(s): ${setText(unknown)}`, "type");
-  const missing = ["method", "url"].filter((k) => request.get(k) === undefined);
-  if (missing.length) throw new BuiltinError(`operand 1 missing required request parameters(s): ${setText(missing)}`, "type");
+  checkRequest(request, 1);
   const invalid = ["method", "url"].filter((k) => typeof request.get(k) !== "string");
   if (invalid.length) throw new BuiltinError(`operand 1 invalid values for required request parameters(s): ${setText(invalid)}`, "type");
   const headersValue = request.get("headers") ?? new RObject();

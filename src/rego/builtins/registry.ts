@@ -15,9 +15,11 @@ import { bitsBuiltins } from "./bits.ts";
 import { cryptoBuiltins } from "./crypto.ts";
 import { graphBuiltins } from "./graphs.ts";
 import { graphqlBuiltins } from "./graphql.ts";
+import { httpBuiltins } from "./http.ts";
 import { jsonBuiltins } from "./json.ts";
 import { jwtBuiltins } from "./jwt.ts";
 import { netBuiltins } from "./net.ts";
+import { opaBuiltins } from "./opa.ts";
 import { providerBuiltins } from "./providers.ts";
 import { uriBuiltins } from "./uri.ts";
 import { semverBuiltins } from "./semver.ts";
@@ -41,9 +43,11 @@ export const builtins: Map<string, Builtin> = new Map(
     ...cryptoBuiltins,
     ...graphBuiltins,
     ...graphqlBuiltins,
+    ...httpBuiltins,
     ...jsonBuiltins,
     ...jwtBuiltins,
     ...netBuiltins,
+    ...opaBuiltins,
     ...providerBuiltins,
     ...uriBuiltins,
     ...semverBuiltins,

@@ -239,8 +239,22 @@ class Parser {
   }
 
   private ruleBody(): Body {
-    if (this.is("{")) return this.block();
-    return [this.literal()];
+    if (!this.is("{")) return [this.literal()];
+    // `if {` opens a block, unless what follows is no body: then it is a one-literal body that starts with
+    // an object or set term (`if {x: i | ...}`), as OPA reads it.
+    const saved = { pos: this.pos, depth: this.bracketDepth, noOr: this.noOr, nesting: this.nesting };
+    try {
+      return this.block();
+    } catch (error) {
+      if (!(error instanceof RegoError)) throw error;
+      const blockError = error;
+      Object.assign(this, saved);
+      try {
+        return [this.literal()];
+      } catch {
+        throw blockError;
+      }
+    }
   }
 
   private block(): Body {
