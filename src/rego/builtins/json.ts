@@ -220,7 +220,90 @@ function patch(doc: Value, operations: Value[]): Value {
   return out;
 }
 
+// ---- JSON Schema
+
+type Ajv = import("ajv").default;
+let ajv: Ajv | undefined;
+/** ajv (draft-07, OPA's gojsonschema reads the same), made with the first schema: most policies use none. */
+const validator = () => {
+  if (!ajv) {
+    const Ajv = (require("ajv") as { default: new (options: object) => Ajv }).default;
+    ajv = new Ajv({ allErrors: true, strict: false, validateSchema: false });
+  }
+  return ajv;
+};
+
+const PRIMITIVES = ["array", "boolean", "integer", "number", "null", "object", "string"];
+
+/** A schema given as an object or as JSON text, as plain JS. */
+function schemaOf(v: Value): unknown {
+  if (typeof v === "string") {
+    try {
+      return JSON.parse(v);
+    } catch (e) {
+      throw new BuiltinError((e as Error).message);
+    }
+  }
+  return JSON.parse(toJSON(v));
+}
+
+/** Why a schema is not one (gojsonschema's words for a bad `type`), or undefined when it is. */
+function schemaProblem(schema: unknown): string | undefined {
+  const types: unknown[] = [];
+  const collect = (s: unknown) => {
+    if (!s || typeof s !== "object") return;
+    const t = (s as { type?: unknown }).type;
+    if (t !== undefined) types.push(...(Array.isArray(t) ? t : [t]));
+    for (const v of Object.values(s as object)) if (v && typeof v === "object") collect(v);
+  };
+  collect(schema);
+  const bad = types.find((t) => typeof t !== "string" || !PRIMITIVES.includes(t));
+  if (bad !== undefined) return `has a primitive type that is NOT VALID -- given: /${String(bad)}/ Expected valid values are:[${PRIMITIVES.join(" ")}]`;
+  try {
+    validator().compile(schema as object);
+  } catch (e) {
+    return (e as Error).message;
+  }
+  return undefined;
+}
+
+/** A validation error in gojsonschema's shape: error, type, field, desc. */
+function schemaError(e: { instancePath: string; keyword: string; params: Record<string, unknown>; message?: string }, doc: unknown): Value {
+  const path = e.instancePath.split("/").slice(1).join(".");
+  let field = path || "(root)";
+  let type = e.keyword;
+  let desc = e.message ?? "";
+  if (e.keyword === "type") {
+    const at = e.instancePath.split("/").slice(1).reduce<unknown>((v, k) => (v as Record<string, unknown>)?.[k], doc);
+    const given = at === null ? "null" : Array.isArray(at) ? "array" : Number.isInteger(at) ? "integer" : typeof at;
+    type = "invalid_type";
+    desc = `Invalid type. Expected: ${String(e.params.type)}, given: ${given}`;
+  } else if (e.keyword === "required") {
+    field = path ? `${path}.${String(e.params.missingProperty)}` : String(e.params.missingProperty);
+    desc = `${String(e.params.missingProperty)} is required`;
+  }
+  return RObject.of([
+    ["desc", desc],
+    ["error", `${field}: ${desc}`],
+    ["field", field],
+    ["type", type],
+  ]);
+}
+
 export const jsonBuiltins = [
+  builtin("json.verify_schema", 1, ([schema]) => {
+    const problem = schemaProblem(schemaOf(schema!));
+    return problem === undefined ? [true, null] : [false, `jsonschema: ${problem}`];
+  }),
+  builtin("json.match_schema", 2, ([document, schema]) => {
+    const s = schemaOf(schema!);
+    const problem = schemaProblem(s);
+    if (problem !== undefined) throw new BuiltinError(problem);
+    const doc = schemaOf(document!);
+    const validate = validator().compile(s as object);
+    if (validate(doc)) return [true, []];
+    return [false, (validate.errors ?? []).map((e) => schemaError(e, doc))];
+  }),
   builtin("json.remove", 2, (args) => remove(obj(args, 0), pathTree(pathsOf(args, 1)))),
   builtin("json.filter", 2, (args) => filter(obj(args, 0), pathTree(pathsOf(args, 1)))),
   builtin("json.patch", 2, (args) => patch(args[0]!, arr(args, 1))),
