@@ -34,7 +34,13 @@ const rawJSON = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON;
 
 /** JSON text with integers beyond a double written exactly; indented by two when pretty and ending in a newline, as OPA writes it. */
 function jsonText(body: unknown, pretty: boolean): string {
-  return `${JSON.stringify(body, (_, v) => (typeof v === "bigint" ? rawJSON(v.toString()) : v), pretty ? 2 : undefined)}\n`;
+  try {
+    return `${JSON.stringify(body, undefined, pretty ? 2 : undefined)}\n`;
+  } catch (error) {
+    // A bigint (an integer beyond a double) refuses plain JSON.stringify: only then the slower replacer.
+    if (!(error instanceof TypeError)) throw error;
+    return `${JSON.stringify(body, (_, v) => (typeof v === "bigint" ? rawJSON(v.toString()) : v), pretty ? 2 : undefined)}\n`;
+  }
 }
 
 const respond = (status: number, body: unknown, pretty = false) =>
