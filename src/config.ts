@@ -94,6 +94,17 @@ export const ConfigSchema = Type.Object(
         enabled: Type.Boolean({ default: false }),
         host: Type.String({ minLength: 1, default: "127.0.0.1" }),
         port: Type.Integer({ minimum: 0, maximum: 65535, default: 8181 }),
+        /** The document `POST /` answers with, as OPA's default_decision. */
+        default_decision: Type.String({ default: "/system/main", pattern: "^(/[A-Za-z_][A-Za-z0-9_]*)+$" }),
+        /** Each decision answer carries a `decision_id`, as OPA's do with decision logging on. */
+        decision_ids: Type.Boolean({ default: false }),
+      }),
+      /** An OPA bundle (.tar.gz) the embedded engine is fed from: activated whole at start-up and on each new revision. */
+      bundle: Section({
+        /** A file path or an http(s) URL (polled with its ETag); empty: no bundle. */
+        source: Type.String({ default: "" }),
+        name: Type.String({ minLength: 1, default: "platform", pattern: "^[A-Za-z0-9_.-]+$" }),
+        polling_seconds: Type.Integer({ minimum: 1, maximum: 86_400, default: 60 }),
       }),
     }),
     a2a: Section({

@@ -9,7 +9,7 @@ import { RegoEngine } from "../../src/rego/engine.ts";
 import { printTable } from "./support.ts";
 
 const POLICIES = join(import.meta.dir, "../../policies");
-const P99_GOAL_US = 50;
+const P99_GOAL_US = 10;
 const td = "spiffe://platform.local";
 
 function inputs(n: number): unknown[] {

@@ -14,6 +14,7 @@ import { exclusively } from "../listen.ts";
 import { RegoEngine } from "../rego/engine.ts";
 import { auditTransport } from "./audit/destination.ts";
 import { AuditLog } from "./audit/log.ts";
+import { Bundles } from "./bundles.ts";
 import { opaHttp } from "./http.ts";
 import type { AuthzDecision, AuthzEnforcer, IdentityProvider } from "./model.ts";
 import { checkRemote, loadPolicies, PolicyStore } from "./policies.ts";
@@ -73,7 +74,7 @@ export const authzCapability: CapabilityFactory = async (runtime) => {
   const { parts, security } = hub(runtime);
 
   const source = (parts.source = await openSvidSource(config, log));
-  const needsEngine = settings.provider === "embedded" || settings.opa_api.enabled;
+  const needsEngine = settings.provider === "embedded" || settings.opa_api.enabled || settings.bundle.source !== "";
   const engine = needsEngine ? new RegoEngine() : undefined;
   if (engine) loadPolicies(engine, { dir: settings.policy_dir, policyPath: settings.policy_path, development });
   const provider =
@@ -100,6 +101,11 @@ export const authzCapability: CapabilityFactory = async (runtime) => {
   }));
   let opaServer: Server<unknown> | undefined;
   let prober: ReturnType<typeof setInterval> | undefined;
+  const store = engine && new PolicyStore(engine, { policyPath: settings.policy_path, development });
+  const bundles =
+    store && settings.bundle.source
+      ? new Bundles(store, [{ name: settings.bundle.name, source: settings.bundle.source, pollingSeconds: settings.bundle.polling_seconds }], log)
+      : undefined;
 
   health.register("authorization", () => {
     const auditStats = audit?.stats();
@@ -147,8 +153,9 @@ export const authzCapability: CapabilityFactory = async (runtime) => {
         });
         log.info("mTLS listening", { port: parts.front.port, spiffeId: source.current().spiffeId });
       }
+      await bundles?.start();
       if (settings.opa_api.enabled) {
-        const app = opaHttp(new PolicyStore(engine!, { policyPath: settings.policy_path, development }), log);
+        const app = opaHttp(store!, log, { defaultDecision: settings.opa_api.default_decision, decisionIds: settings.opa_api.decision_ids, bundles, maxJsonDepth: config.server.max_json_depth });
         app.listen(exclusively(settings.opa_api.host, settings.opa_api.port));
         opaServer = app.server ?? undefined;
         log.info("OPA-compatible API listening", { url: `http://${settings.opa_api.host}:${opaServer?.port}` });
@@ -156,6 +163,7 @@ export const authzCapability: CapabilityFactory = async (runtime) => {
     },
     async stop() {
       clearInterval(prober);
+      bundles?.stop();
       await opaServer?.stop(true);
       await parts.front?.close();
       await audit?.close();

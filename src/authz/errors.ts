@@ -9,3 +9,20 @@ export class AuthzConfigError extends Error {
 export class PolicyEvaluationError extends Error {
   override name = "PolicyEvaluationError";
 }
+
+/**
+ * An answer of the OPA-compatible REST API that is not a result: its HTTP status and OPA's error code
+ * (`invalid_parameter`, `resource_not_found`, `undefined_document`, `internal_error`, ...), with the
+ * compile or parse errors behind it when there are some.
+ */
+export class OpaError extends Error {
+  override name = "OpaError";
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly errors?: unknown[],
+  ) {
+    super(message);
+  }
+}

@@ -6,6 +6,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { RegoEngine, type PolicyModule } from "../rego/engine.ts";
+import type { RObject } from "../rego/values/values.ts";
 import { builtinPolicies } from "./builtin-policies.ts";
 import { AuthzConfigError, PolicyEvaluationError } from "./errors.ts";
 import type { PolicyInput } from "./model.ts";
@@ -117,6 +118,23 @@ export class PolicyStore {
 
   remove(id: string): boolean {
     return this.engine.deleteModule(id);
+  }
+
+  /** Replaces the base data document with `change` of it, refused (and undone) if the set would allow everything. */
+  writeData(change: (doc: RObject) => RObject): void {
+    const before = this.engine.data();
+    this.engine.setData(change(before));
+    try {
+      refuseAllowAll(this.engine, this.guard.policyPath, this.guard.development);
+    } catch (error) {
+      this.engine.setData(before);
+      throw error;
+    }
+  }
+
+  /** Replaces modules and data together (a bundle's activation): one compilation, all or nothing. */
+  activate(modules: PolicyModule[], data: RObject): void {
+    this.engine.loadChecked(modules, data, () => refuseAllowAll(this.engine, this.guard.policyPath, this.guard.development));
   }
 
   list(): PolicyModule[] {

@@ -1,13 +1,14 @@
-import type { Module } from "./ast.ts";
+import type { Module } from "./syntax/ast.ts";
 import { builtins } from "./builtins/registry.ts";
-import { type CompiledPolicy, Compiler } from "./compiler.ts";
-import { RegoError } from "./errors.ts";
-import { type EvalLimits, type EvalOptions, overflowed, Run, type Vals } from "./evaluator.ts";
-import { parseModule, parseQuery } from "./parser.ts";
-import { answer } from "./rules.ts";
-import { fromJS, RObject, toJS, type Value } from "./values.ts";
+import { type CompiledPolicy, Compiler } from "./plan/compiler.ts";
+import { RegoError } from "./values/errors.ts";
+import { type EvalLimits, type EvalOptions, overflowed, Run, type Vals } from "./eval/evaluator.ts";
+import { compileBody } from "./eval/bodies.ts";
+import { parseModule, parseQuery } from "./syntax/parser.ts";
+import { answer } from "./eval/rules.ts";
+import { fromJS, RObject, toJS, type Value } from "./values/values.ts";
 
-export { RegoError } from "./errors.ts";
+export { RegoError } from "./values/errors.ts";
 
 export interface RegoEngineOptions extends Partial<EvalLimits> {
   /** Built-in errors fail the evaluation instead of making the expression undefined (OPA's strict mode). */
@@ -110,6 +111,11 @@ export class RegoEngine {
     this.active = build(this.active.modules, this.toData(data));
   }
 
+  /** The base data document (what `setData` and `load` gave), as a Rego value. */
+  data(): RObject {
+    return this.active.data as RObject;
+  }
+
   /** The packages the loaded modules declare (`platform.authz`), each once. */
   packages(): string[] {
     return [...new Set([...this.active.modules.values()].map((m) => m.parsed.pkg.join(".")))];
@@ -128,7 +134,7 @@ export class RegoEngine {
    * The document at `path` (`platform/authz` or `platform/authz/allow`), in the shape of OPA's
    * `POST /v1/data/<path>` answer: `result` is absent when the document is undefined.
    */
-  evaluate(path: string, input?: unknown): { result?: unknown } {
+  evaluate(path: string, input?: unknown, options: { strictBuiltinErrors?: boolean } = {}): { result?: unknown } {
     let keys = this.paths.get(path);
     if (!keys) {
       keys = path.split("/").filter((p) => p !== "");
@@ -136,7 +142,8 @@ export class RegoEngine {
       this.paths.set(path, keys);
     }
     const set = this.active;
-    const result = answer(new Run(set.policy.root, set.data, this.toInput(input), this.evalOptions), keys);
+    const evalOptions = options.strictBuiltinErrors === undefined ? this.evalOptions : { ...this.evalOptions, strictBuiltinErrors: options.strictBuiltinErrors };
+    const result = answer(new Run(set.policy.root, set.data, this.toInput(input), evalOptions), keys);
     return result === undefined ? {} : { result };
   }
 
@@ -148,7 +155,8 @@ export class RegoEngine {
   /** Like query, with the bindings as Rego values (exact numbers, sets kept as sets). */
   queryValues(query: string, options: QueryOptions = {}): Record<string, Value>[] {
     const set = this.active;
-    const { body, slots, outputs } = new Compiler(builtins, set.policy.root).compileQuery(parseQuery(query));
+    const { body: ordered, slots, outputs } = new Compiler(builtins, set.policy.root).compileQuery(parseQuery(query));
+    const body = compileBody(ordered, set.policy.root);
     const run = new Run(set.policy.root, set.data, this.toInput(options.input), {
       ...this.evalOptions,
       strictBuiltinErrors: options.strictBuiltinErrors ?? this.strict,

@@ -1,8 +1,7 @@
 /** Bad policies and bad documents get a clear error or a bounded evaluation, never a hang or a crash. */
 import { describe, expect, test } from "bun:test";
 import { RegoEngine, RegoError } from "../../src/rego/engine.ts";
-import { errorOf } from "./support.ts";
-import { allowStall } from "../support/loop.ts";
+import { errorOf, where } from "./support.ts";
 
 
 const load = (source: string, engine = new RegoEngine()) => {
@@ -24,12 +23,12 @@ describe("malformed modules", () => {
     test(name, () => {
       const e = errorOf(() => load(source));
       expect(e.code).toBe("rego_parse_error");
-      expect(e.message).toMatch(message);
+      expect(where(e)).toMatch(message);
     });
 
   test("unsafe variables and reassignment are compile errors", () => {
-    expect(errorOf(() => load("package x\n\np if { y > 1 }\n")).message).toBe("policy.rego:3:8: var y is unsafe");
-    expect(errorOf(() => load("package x\n\np if { y := 1; y := 2 }\n")).message).toBe("policy.rego:3:16: var y assigned above");
+    expect(where(errorOf(() => load("package x\n\np if { y > 1 }\n")))).toBe("policy.rego:3:8: var y is unsafe");
+    expect(where(errorOf(() => load("package x\n\np if { y := 1; y := 2 }\n")))).toBe("policy.rego:3:16: var y assigned above");
   });
 });
 
@@ -89,7 +88,6 @@ describe("expensive evaluation", () => {
   });
 
   test("a huge input is evaluated", () => {
-    allowStall(2000, "the engine evaluates 200,000 items synchronously in this test's own turn");
     const engine = load("package x\n\nn := count([v | some v in input.items; v.ok])\n");
     const items = Array.from({ length: 200_000 }, (_, i) => ({ id: i, ok: i % 2 === 0 }));
     expect(engine.evaluate("x/n", { items }).result).toBe(100_000);

@@ -5,13 +5,14 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { builtins } from "../../src/rego/builtins/registry.ts";
-import { Compiler, type DocNode } from "../../src/rego/compiler.ts";
+import { Compiler } from "../../src/rego/plan/compiler.ts";
+import type { DocNode } from "../../src/rego/plan/tree.ts";
 import { RegoEngine, RegoError } from "../../src/rego/engine.ts";
-import { Run } from "../../src/rego/evaluator.ts";
-import { parseModule } from "../../src/rego/parser.ts";
-import { answer } from "../../src/rego/rules.ts";
-import { errorOf } from "./support.ts";
-import { fromJS } from "../../src/rego/values.ts";
+import { Run } from "../../src/rego/eval/evaluator.ts";
+import { parseModule } from "../../src/rego/syntax/parser.ts";
+import { answer } from "../../src/rego/eval/rules.ts";
+import { errorOf, where } from "./support.ts";
+import { fromJS } from "../../src/rego/values/values.ts";
 
 type Outcome = { value: unknown } | { error: string };
 
@@ -219,7 +220,7 @@ describe("limits and errors in generated code", () => {
     const engine = compiled("package x\n\np := count([1 | some a in numbers.range(1, 1000); some b in numbers.range(1, 1000); a != b])\n", { maxSteps: 10_000 });
     const e = errorOf(() => engine.evaluate("x/p"));
     expect(e.code).toBe("eval_cancel_error");
-    expect(e.message).toBe("p.rego:3:85: evaluation exceeded 10000 steps");
+    expect(where(e)).toBe("p.rego:3:85: evaluation exceeded 10000 steps");
   });
 
   test("the depth limit stops a long chain of rules", () => {
@@ -240,8 +241,8 @@ describe("limits and errors in generated code", () => {
       ["x/h", { d: 0 }, "p.rego:9:8: div: divide by zero"],
     ] as const;
     for (const [path, input, message] of cases) {
-      expect(errorOf(() => strict.evaluate(path, input)).message).toBe(message);
-      expect(errorOf(() => closures.evaluate(path, input)).message).toBe(message);
+      expect(where(errorOf(() => strict.evaluate(path, input)))).toBe(message);
+      expect(where(errorOf(() => closures.evaluate(path, input)))).toBe(message);
     }
     expect(compiled(source).evaluate("x/h", { d: 0 })).toEqual({});
   });

@@ -10,3 +10,6 @@ export function errorOf(run: () => unknown): RegoError {
   }
   throw new Error("expected a RegoError");
 }
+
+/** `file:row:col: detail`: where an error points and what it says, to the column (OPA's text stops at the row). */
+export const where = (e: RegoError) => (e.location ? `${e.location.file}:${e.location.row}:${e.location.col}: ${e.detail}` : e.detail);

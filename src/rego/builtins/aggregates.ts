@@ -1,5 +1,5 @@
-import { arith, type Num } from "../numbers.ts";
-import { compare, isNumber, RObject, RSet, type Value } from "../values.ts";
+import { arith, type Num } from "../values/numbers.ts";
+import { compare, isNumber, RObject, RSet, type Value } from "../values/values.ts";
 import { builtin, operandError } from "./builtin.ts";
 
 function items(args: Value[], i: number, expected = "one of {array, set}"): Value[] {

@@ -1,7 +1,7 @@
-import { BuiltinError } from "../errors.ts";
-import { arith, compareNum, fromBigInt, isInteger, type Num, toBigInt, toDouble } from "../numbers.ts";
-import { isNumber, RSet, type Value } from "../values.ts";
-import { builtin, int, num, operandError } from "./builtin.ts";
+import { BuiltinError } from "../values/errors.ts";
+import { arith, compareNum, fromBigInt, isInteger, type Num, toBigInt, toDouble } from "../values/numbers.ts";
+import { isNumber, RSet, type Value } from "../values/values.ts";
+import { builtin, int, num, operandError, str } from "./builtin.ts";
 
 const MAX_RANGE = 1_000_000;
 
@@ -21,6 +21,15 @@ function round(n: Num, mode: "round" | "ceil" | "floor"): Num {
   // Go's math.Round rounds half away from zero.
   const r = mode === "ceil" ? Math.ceil(x) : mode === "floor" ? Math.floor(x) : Math.sign(x) * Math.round(Math.abs(x));
   return r === 0 ? 0 : r;
+}
+
+/** From a to b (either way), every `step`th number; b itself only when a step lands on it. */
+function range(a: number, b: number, step: number): Value[] {
+  if (Math.abs(b - a) / step > MAX_RANGE) throw new BuiltinError(`range exceeds ${MAX_RANGE} numbers`);
+  const out: Value[] = [];
+  if (a <= b) for (let i = a; i <= b; i += step) out.push(i);
+  else for (let i = a; i >= b; i -= step) out.push(i);
+  return out;
 }
 
 /** `-` is numeric subtraction or set difference, depending on the first operand. */
@@ -55,13 +64,18 @@ export const arithmeticBuiltins = [
   builtin("round", 1, (args) => round(num(args, 0), "round")),
   builtin("ceil", 1, (args) => round(num(args, 0), "ceil")),
   builtin("floor", 1, (args) => round(num(args, 0), "floor")),
-  builtin("numbers.range", 2, (args) => {
-    const a = int(args, 0);
-    const b = int(args, 1);
-    if (Math.abs(b - a) > MAX_RANGE) throw new BuiltinError(`range exceeds ${MAX_RANGE} numbers`);
-    const step = a <= b ? 1 : -1;
-    const out: Value[] = [];
-    for (let i = a; step > 0 ? i <= b : i >= b; i += step) out.push(i);
-    return out;
+  // The same number for the same seed string and bound within one evaluation, as OPA caches it.
+  builtin("rand.intn", 2, (args, ctx) => {
+    const seed = str(args, 0);
+    const n = int(args, 1);
+    return n === 0 ? 0 : ctx.remember(`rand.intn\0${seed}\0${n}`, () => Math.floor(Math.random() * Math.abs(n)));
+  }),
+  builtin("numbers.range", 2, (args) => range(int(args, 0), int(args, 1), 1)),
+  builtin("numbers.range_step", 3, (args) => {
+    const step = num(args, 2);
+    if (!isInteger(step)) throw new BuiltinError("operand 3 must be integer number but got floating-point number", "type");
+    if (compareNum(step, 0) <= 0) throw new BuiltinError("step must be a positive integer");
+    // A step past any range a number can span takes only the first number.
+    return range(int(args, 0), int(args, 1), typeof step === "number" ? step : Number.MAX_SAFE_INTEGER);
   }),
 ];

@@ -1,23 +1,13 @@
-import { BuiltinError } from "../errors.ts";
-import type { Num } from "../numbers.ts";
-import { RObject, RSet, type Value, isNumber, typeName } from "../values.ts";
-
-/** What a built-in may ask of the running evaluation. */
-export interface BuiltinContext {
-  /** The same timestamp for the whole evaluation (time.now_ns). */
-  nowNs(): Num;
-}
-
-export interface Builtin {
-  name: string;
-  arity: number;
-  /** Returns undefined for "no value"; throws BuiltinError for errors. */
-  fn(args: Value[], ctx: BuiltinContext): Value | undefined;
-  /** For operators (comparisons, membership): the same function on two operands, never throwing. */
-  binary?: (a: Value, b: Value) => Value;
-}
+/** Helpers for writing built-ins: constructors and operand checks with OPA's error wording. */
+import type { Builtin, BuiltinContext } from "../syntax/builtin.ts";
+import type { Num } from "../values/numbers.ts";
+import { BuiltinError } from "../values/errors.ts";
+import { RObject, RSet, type Value, isNumber, typeName } from "../values/values.ts";
 
 export const builtin = (name: string, arity: number, fn: Builtin["fn"]): Builtin => ({ name, arity, fn });
+
+/** A built-in with any number of results, all returned at once as an array. */
+export const relation = (name: string, arity: number, fn: (args: Value[], ctx: BuiltinContext) => Value[]): Builtin => ({ name, arity, fn, relation: true });
 
 /** An operator: total on any two values, so a call needs neither an argument array nor an error guard. */
 export const operator = (name: string, op: (a: Value, b: Value) => Value): Builtin => ({ name, arity: 2, fn: (args) => op(args[0]!, args[1]!), binary: op });
@@ -56,6 +46,16 @@ export function set(args: Value[], i: number): RSet {
 /** An integer operand as a JS number (indexes, counts, bases). */
 export function int(args: Value[], i: number): number {
   const v = num(args, i);
-  if (typeof v !== "number" || !Number.isInteger(v)) throw operandError(i, "integer", v);
+  if (typeof v !== "number" || !Number.isInteger(v)) throw new BuiltinError(`operand ${i + 1} must be integer number but got floating-point number`, "type");
   return v;
 }
+
+/** A composite operand holding an element of the wrong type, in OPA's words. */
+export function elementError(index: number, composite: Value, got: Value, ...expected: string[]): BuiltinError {
+  const kind = typeName(composite);
+  const what = expected.length === 1 ? `${expected[0]}s` : `(any of) {${expected.join(", ")}}`;
+  return new BuiltinError(`operand ${index + 1} must be ${kind} of ${what} but got ${kind} containing ${typeName(got)}`, "type");
+}
+
+/** An operand of one of several types, in OPA's words. */
+export const oneOfError = (index: number, got: Value, ...expected: string[]) => operandError(index, `one of {${expected.join(", ")}}`, got);

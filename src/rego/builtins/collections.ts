@@ -1,5 +1,5 @@
-import { BuiltinError } from "../errors.ts";
-import { equal, isCollection, lookup, RObject, RSet, type Value } from "../values.ts";
+import { BuiltinError } from "../values/errors.ts";
+import { equal, isCollection, lookup, RObject, RSet, type Value } from "../values/values.ts";
 import { arr, builtin, int, obj, operandError } from "./builtin.ts";
 
 /** Keys to remove or keep: given as an array, a set or an object's keys. */
@@ -33,6 +33,27 @@ function objectGet(o: RObject, key: Value, fallback: Value): Value {
   return cur;
 }
 
+/**
+ * object.subset: every key of `sub` in `sup` with a value equal or (both objects, sets or arrays) itself a
+ * subset; a set within a set; an array a contiguous run of the other; a set's members all in an array.
+ * Undefined for any other pair of types.
+ */
+function subset(sup: Value, sub: Value): boolean | undefined {
+  if (sup instanceof RObject && sub instanceof RObject)
+    return sub.entries().every(([k, v]) => {
+      const w = sup.get(k);
+      return w !== undefined && (equal(w, v) || subset(w, v) === true);
+    });
+  if (sup instanceof RSet && sub instanceof RSet) return sub.values().every((v) => sup.has(v));
+  if (Array.isArray(sup) && Array.isArray(sub)) {
+    if (sub.length > sup.length) return false;
+    for (let at = 0; at + sub.length <= sup.length; at++) if (sub.every((v, i) => equal(v, sup[at + i]!))) return true;
+    return false;
+  }
+  if (Array.isArray(sup) && sub instanceof RSet) return sub.values().every((v) => sup.some((w) => equal(v, w)));
+  return undefined;
+}
+
 export const collectionBuiltins = [
   builtin("array.concat", 2, (args) => [...arr(args, 0), ...arr(args, 1)]),
   builtin("array.slice", 3, (args) => {
@@ -42,6 +63,7 @@ export const collectionBuiltins = [
     return start >= stop ? [] : a.slice(start, stop);
   }),
   builtin("array.reverse", 1, (args) => [...arr(args, 0)].reverse()),
+  builtin("array.flatten", 1, (args) => arr(args, 0).flatMap((x) => (Array.isArray(x) ? x : [x]))),
   builtin("object.get", 3, (args) => objectGet(obj(args, 0), args[1]!, args[2]!)),
   builtin("object.keys", 1, (args) => RSet.of(obj(args, 0).entries().map(([k]) => k))),
   builtin("object.union", 2, (args) => merge(obj(args, 0), obj(args, 1))),
@@ -62,10 +84,8 @@ export const collectionBuiltins = [
     return RObject.of(o.entries().filter(([k]) => keep.has(k)));
   }),
   builtin("object.subset", 2, (args) => {
-    const [sup, sub] = args;
-    if (sup instanceof RObject && sub instanceof RObject) return sub.entries().every(([k, v]) => sup.get(k) !== undefined && equal(sup.get(k)!, v));
-    if (sup instanceof RSet && sub instanceof RSet) return sub.values().every((v) => sup.has(v));
-    if (Array.isArray(sup) && Array.isArray(sub)) return sub.every((v) => sup.some((w) => equal(v, w)));
-    throw new BuiltinError("both arguments must be objects, sets or arrays of the same kind");
+    const result = subset(args[0]!, args[1]!);
+    if (result === undefined) throw new BuiltinError("both arguments object.subset must be of the same type or array and set");
+    return result;
   }),
 ];

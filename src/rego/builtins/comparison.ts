@@ -1,4 +1,4 @@
-import { compare, equal, isCollection, lookup, RObject, RSet, type Value } from "../values.ts";
+import { compare, equal, isCollection, lookup, RObject, RSet, type Value } from "../values/values.ts";
 import { builtin, operator } from "./builtin.ts";
 
 /** `in` membership: values of arrays and objects, members of sets; false for anything else. */

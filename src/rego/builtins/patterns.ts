@@ -1,7 +1,7 @@
 import type { RE2JS } from "re2js";
-import { BuiltinError } from "../errors.ts";
-import { type Value } from "../values.ts";
-import { builtin, operandError, str } from "./builtin.ts";
+import { BuiltinError } from "../values/errors.ts";
+import { type Value } from "../values/values.ts";
+import { builtin, int, operandError, str } from "./builtin.ts";
 
 /**
  * regex.* and glob.match run on RE2 (re2js), as OPA does on Go's regexp: linear-time matching, so a
@@ -143,7 +143,91 @@ function starMatcher(pattern: string, delimiters: string[]): ((s: string) => boo
   };
 }
 
+/** Go's FindAll: every match (at most n when n >= 0), as [start, end] pairs and each group's text. */
+function findAll(re: RE2JS, s: string, n: number): { at: [number, number]; groups: string[] }[] {
+  const out: { at: [number, number]; groups: string[] }[] = [];
+  const m = re.matcher(s);
+  let previousEnd = -1;
+  while ((n < 0 || out.length < n) && m.find()) {
+    const start = m.start();
+    const end = m.end();
+    // Go takes no empty match right after the previous match.
+    if (start === end && start === previousEnd) continue;
+    previousEnd = end;
+    const groups: string[] = [];
+    for (let g = 0; g <= m.groupCount(); g++) groups.push(m.group(g) ?? "");
+    out.push({ at: [start, end], groups });
+  }
+  return out;
+}
+
+/** Go's Regexp.Split with no limit: the text between matches, an empty match splitting between characters. */
+function split(re: RE2JS, s: string): string[] {
+  if (s === "") return [""];
+  const out: string[] = [];
+  let begin = 0;
+  let end = 0;
+  for (const { at } of findAll(re, s, -1)) {
+    end = at[0];
+    if (at[1] !== 0) out.push(s.slice(begin, end));
+    begin = at[1];
+  }
+  if (end !== s.length) out.push(s.slice(begin));
+  return out;
+}
+
+/** Go's ReplaceAllString: `$1`, `${1}`, `$name` and `${name}` name groups, `$$` is a dollar. */
+function replaceAll(re: RE2JS, s: string, template: string): string {
+  const m = re.matcher(s);
+  let out = "";
+  let at = 0;
+  let previousEnd = -1;
+  while (m.find()) {
+    const start = m.start();
+    const end = m.end();
+    if (start === end && start === previousEnd) continue;
+    previousEnd = end;
+    out += s.slice(at, start);
+    out += template.replace(/\$(\$|\{(\w+)\}|(\w+))/g, (whole, _all, braced?: string, bare?: string) => {
+      if (whole === "$$") return "$";
+      const name = (braced ?? bare)!;
+      try {
+        return (/^\d+$/.test(name) ? m.group(Number(name)) : m.group(name)) ?? "";
+      } catch {
+        return "";
+      }
+    });
+    at = end;
+  }
+  return out + s.slice(at);
+}
+
+/** regex.template_match: the template's parts between delimiters are patterns, the rest literal text. */
+function templateMatch(template: string, text: string, open: string, close: string): boolean {
+  let pattern = "^";
+  let at = 0;
+  for (;;) {
+    const i = template.indexOf(open, at);
+    if (i < 0) break;
+    const j = template.indexOf(close, i + open.length);
+    if (j < 0) throw new BuiltinError(`unbalanced braces in template ${JSON.stringify(template)}`);
+    pattern += escapeRe(template.slice(at, i)).replace(/\//g, "/") + `(?:${template.slice(i + open.length, j)})`;
+    at = j + close.length;
+  }
+  pattern += escapeRe(template.slice(at)) + "$";
+  return compiled(pattern).test(text);
+}
+
 export const patternBuiltins = [
+  builtin("regex.split", 2, (args) => split(compiled(str(args, 0)), str(args, 1))),
+  builtin("regex.find_n", 3, (args) => {
+    const s = str(args, 1);
+    return findAll(compiled(str(args, 0)), s, int(args, 2)).map(({ groups }) => groups[0]!);
+  }),
+  builtin("regex.find_all_string_submatch_n", 3, (args) => findAll(compiled(str(args, 0)), str(args, 1), int(args, 2)).map(({ groups }) => groups)),
+  builtin("regex.replace", 3, (args) => replaceAll(compiled(str(args, 1)), str(args, 0), str(args, 2))),
+  builtin("regex.template_match", 4, (args) => templateMatch(str(args, 0), str(args, 1), str(args, 2), str(args, 3))),
+  builtin("glob.quote_meta", 1, (args) => str(args, 0).replace(/[*?\\[\]{}]/g, "\\$&")),
   builtin("regex.match", 2, (args) => compiled(str(args, 0)).test(str(args, 1))),
   builtin("re_match", 2, (args) => compiled(str(args, 0)).test(str(args, 1))),
   builtin("regex.is_valid", 1, ([p]) => {

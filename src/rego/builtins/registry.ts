@@ -1,5 +1,5 @@
-import { RSet } from "../values.ts";
-import type { Builtin } from "./builtin.ts";
+import { RSet } from "../values/values.ts";
+import type { Builtin } from "../syntax/builtin.ts";
 import { aggregateBuiltins } from "./aggregates.ts";
 import { arithmeticBuiltins } from "./arithmetic.ts";
 import { collectionBuiltins } from "./collections.ts";
@@ -11,6 +11,19 @@ import { stringBuiltins } from "./strings.ts";
 import { timeBuiltins } from "./time.ts";
 import { typeBuiltins } from "./types.ts";
 import { unitBuiltins } from "./units.ts";
+import { bitsBuiltins } from "./bits.ts";
+import { cryptoBuiltins } from "./crypto.ts";
+import { graphBuiltins } from "./graphs.ts";
+import { graphqlBuiltins } from "./graphql.ts";
+import { httpBuiltins } from "./http.ts";
+import { jsonBuiltins } from "./json.ts";
+import { jwtBuiltins } from "./jwt.ts";
+import { netBuiltins } from "./net.ts";
+import { opaBuiltins } from "./opa.ts";
+import { providerBuiltins } from "./providers.ts";
+import { uriBuiltins } from "./uri.ts";
+import { semverBuiltins } from "./semver.ts";
+import { uuidBuiltins } from "./uuid.ts";
 
 /** Every built-in the engine knows, by its Rego name. */
 export const builtins: Map<string, Builtin> = new Map(
@@ -26,6 +39,19 @@ export const builtins: Map<string, Builtin> = new Map(
     ...encodingBuiltins,
     ...timeBuiltins,
     ...unitBuiltins,
+    ...bitsBuiltins,
+    ...cryptoBuiltins,
+    ...graphBuiltins,
+    ...graphqlBuiltins,
+    ...httpBuiltins,
+    ...jsonBuiltins,
+    ...jwtBuiltins,
+    ...netBuiltins,
+    ...opaBuiltins,
+    ...providerBuiltins,
+    ...uriBuiltins,
+    ...semverBuiltins,
+    ...uuidBuiltins,
     { name: "set", arity: 0, fn: () => new RSet() },
   ].map((b) => [b.name, b]),
 );

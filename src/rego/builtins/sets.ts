@@ -1,4 +1,4 @@
-import { RSet, type Value } from "../values.ts";
+import { RSet, type Value } from "../values/values.ts";
 import { builtin, operandError, set } from "./builtin.ts";
 
 function setOfSets(args: Value[]): RSet[] {

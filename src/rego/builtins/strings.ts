@@ -1,7 +1,8 @@
-import { BuiltinError } from "../errors.ts";
-import { isInteger, type Num, numText, toBigInt, toDouble } from "../numbers.ts";
-import { isNumber, RObject, RSet, type Value } from "../values.ts";
-import { builtin, int, num, operandError, str } from "./builtin.ts";
+import { BuiltinError } from "../values/errors.ts";
+import { isInteger, type Num, numText, toBigInt, toDouble } from "../values/numbers.ts";
+import { isNumber, RObject, RSet, type Value } from "../values/values.ts";
+import { builtin, elementError, int, num, obj, oneOfError, operandError, str } from "./builtin.ts";
+import { renderTemplate } from "./template.ts";
 
 const ASCII = /^[\x00-\x7f]*$/;
 
@@ -87,7 +88,7 @@ function formatVerb({ whole, flags, width, precision, verb }: Verb, v: Value): s
   switch (verb) {
     case "s":
     case "v":
-      text = typeof v === "string" ? v : termText(v);
+      text = typeof v === "string" ? v : isNumber(v) ? numberText(v) : termText(v);
       break;
     case "q":
       text = typeof v === "string" ? JSON.stringify(v) : termText(v);
@@ -127,15 +128,132 @@ function formatVerb({ whole, flags, width, precision, verb }: Verb, v: Value): s
   return text;
 }
 
+/**
+ * A number as Go prints OPA's argument for %v: integers in full, fractions as Go's shortest %v (exponent
+ * below 1e-4 or from 1e21), and a number no double holds as written in exponent form (OPA keeps its text).
+ */
+function numberText(n: Num): string {
+  if (isInteger(n)) {
+    if (typeof n !== "number" && !Number.isFinite(toDouble(n))) return `${n.mant}e${n.exp}`;
+    return toBigInt(n).toString();
+  }
+  const d = toDouble(n);
+  if (!Number.isFinite(d)) return typeof n === "number" ? String(n) : `${n.mant}e${n.exp}`;
+  const exp = Math.floor(Math.log10(Math.abs(d)));
+  return exp < -4 || exp >= 21 ? goExponent(d.toExponential()) : String(d);
+}
+
 const goExponent = (s: string) => s.replace(/e([+-])(\d)$/, "e$10$2");
 
 function formatInt(n: Num, base: number): string {
-  if (![2, 8, 10, 16].includes(base)) throw new BuiltinError("operand 2 must be one of {2, 8, 10, 16}");
+  if (![2, 8, 10, 16].includes(base)) throw new BuiltinError("operand 2 must be one of {2, 8, 10, 16}", "type");
   const truncated = isInteger(n) ? toBigInt(n) : BigInt(Math.trunc(toDouble(n)));
   return truncated.toString(base);
 }
 
+/**
+ * strings.replace_n as Go's strings.Replacer: one pass over the string, at each position the first key (in
+ * key order) that starts there replaced; replaced text is not scanned again.
+ */
+function replaceN(patterns: RObject, s: string): string {
+  const pairs: [string, string][] = patterns.entries().map(([k, v]) => {
+    if (typeof k !== "string") throw new BuiltinError("operand 1 non-string key found in pattern object", "type");
+    if (typeof v !== "string") throw new BuiltinError("operand 1 non-string value found in pattern object", "type");
+    return [k, v];
+  });
+  // An empty key's value goes in at every position, before whatever else happens there.
+  const empty = pairs.find(([k]) => k === "")?.[1];
+  const keyed = pairs.filter(([k]) => k !== "");
+  let out = "";
+  for (let i = 0; i <= s.length; ) {
+    if (empty !== undefined) out += empty;
+    if (i === s.length) break;
+    const hit = keyed.find(([k]) => s.startsWith(k, i));
+    if (hit) {
+      out += hit[1];
+      i += hit[0].length;
+    } else {
+      const c = String.fromCodePoint(s.codePointAt(i)!);
+      out += c;
+      i += c.length;
+    }
+  }
+  return out;
+}
+
+/** A string, or an array or set of strings, as a list (strings.any_prefix_match and friends). */
+function oneOrMany(args: Value[], i: number): string[] {
+  const v = args[i]!;
+  if (typeof v === "string") return [v];
+  const xs = Array.isArray(v) ? v : v instanceof RSet ? v.values() : undefined;
+  if (!xs) throw oneOfError(i, v, "string", "set", "array");
+  return xs.map((x) => {
+    if (typeof x !== "string") throw elementError(i, v, x, "string");
+    return x;
+  });
+}
+
+/** The first n pieces (n >= 0) or the last -n (n < 0) of the string split at `sep`. */
+function splitN(s: string, sep: string, n: number): string[] {
+  const all = sep === "" ? codePoints(s) : s.split(sep);
+  if (n >= 0) {
+    if (all.length <= n) return all;
+    // Go's SplitN(s, sep, n + 1): the (n+1)th piece holds the rest, and only the first n are kept.
+    return all.slice(0, n);
+  }
+  return all.slice(Math.max(all.length + n, 0));
+}
+
+/** Go's strings.Count: non-overlapping matches; an empty substring counts the gaps between code points. */
+function count(s: string, sub: string): number {
+  if (sub === "") return codePoints(s).length + 1;
+  let n = 0;
+  for (let at = s.indexOf(sub); at >= 0; at = s.indexOf(sub, at + sub.length)) n++;
+  return n;
+}
+
+/** Every position of `search` in `s`, in code points, each match starting one past the previous. */
+function indexesOf(s: string, search: string): number[] {
+  if (search === "") throw new BuiltinError("empty search character");
+  const out: number[] = [];
+  for (let at = s.indexOf(search); at >= 0; at = s.indexOf(search, at + 1)) out.push(ASCII.test(s) ? at : Array.from(s.slice(0, at)).length);
+  return out;
+}
+
+/** A template's pieces joined: text as it is, each expression's one value as a term, none as `<undefined>`. */
+function templateString(parts: Value[]): string {
+  let out = "";
+  for (const part of parts) {
+    if (typeof part === "string") out += part;
+    else if (part instanceof RSet) {
+      if (part.size > 1) throw new BuiltinError("template expression produced more than one value");
+      const v = part.values()[0];
+      out += v === undefined ? "<undefined>" : typeof v === "string" ? v : termText(v);
+    }
+  }
+  return out;
+}
+
 export const stringBuiltins = [
+  builtin("internal.template_string", 1, (args) => {
+    const parts = args[0];
+    if (!Array.isArray(parts)) throw operandError(0, "array", parts!);
+    return templateString(parts);
+  }),
+  builtin("indexof_n", 2, (args) => indexesOf(str(args, 0), str(args, 1))),
+  builtin("strings.any_prefix_match", 2, (args) => {
+    const xs = oneOrMany(args, 0);
+    const prefixes = oneOrMany(args, 1);
+    return xs.some((x) => prefixes.some((p) => x.startsWith(p)));
+  }),
+  builtin("strings.any_suffix_match", 2, (args) => {
+    const xs = oneOrMany(args, 0);
+    const suffixes = oneOrMany(args, 1);
+    return xs.some((x) => suffixes.some((p) => x.endsWith(p)));
+  }),
+  builtin("strings.count", 2, (args) => count(str(args, 0), str(args, 1))),
+  builtin("strings.split_n", 3, (args) => splitN(str(args, 0), str(args, 1), int(args, 2))),
+  builtin("strings.render_template", 2, (args) => renderTemplate(str(args, 0), obj(args, 1))),
   builtin("concat", 2, (args) => stringItems(args, 1).join(str(args, 0))),
   builtin("contains", 2, (args) => str(args, 0).includes(str(args, 1))),
   builtin("startswith", 2, (args) => str(args, 0).startsWith(str(args, 1))),
@@ -148,16 +266,7 @@ export const stringBuiltins = [
     return d === "" ? codePoints(s) : s.split(d);
   }),
   builtin("replace", 3, (args) => str(args, 0).replaceAll(str(args, 1), str(args, 2))),
-  builtin("strings.replace_n", 2, (args) => {
-    let s = str(args, 1);
-    const patterns = args[0];
-    if (!(patterns instanceof RObject)) throw operandError(0, "object", patterns!);
-    for (const [k, v] of patterns.entries()) {
-      if (typeof k !== "string" || typeof v !== "string") throw operandError(0, "object of strings", patterns);
-      s = s.replaceAll(k, v);
-    }
-    return s;
-  }),
+  builtin("strings.replace_n", 2, (args) => replaceN(obj(args, 0), str(args, 1))),
   builtin("strings.reverse", 1, (args) => codePoints(str(args, 0)).reverse().join("")),
   builtin("trim", 2, (args) => trimSet(str(args, 0), str(args, 1), true, true)),
   builtin("trim_left", 2, (args) => trimSet(str(args, 0), str(args, 1), true, false)),

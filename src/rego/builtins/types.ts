@@ -1,6 +1,6 @@
-import { BuiltinError } from "../errors.ts";
-import { parseNumber } from "../numbers.ts";
-import { isNumber, RObject, RSet, typeName } from "../values.ts";
+import { BuiltinError } from "../values/errors.ts";
+import { parseNumber } from "../values/numbers.ts";
+import { isNumber, RObject, RSet, typeName } from "../values/values.ts";
 import { builtin, operandError } from "./builtin.ts";
 
 export const typeBuiltins = [
@@ -17,6 +17,8 @@ export const typeBuiltins = [
     if (typeof v === "boolean") return v ? 1 : 0;
     if (isNumber(v!)) return v;
     if (typeof v === "string") {
+      // Go's ParseFloat reads NaN and infinities; OPA refuses them as a type error.
+      if (/^[+-]?(nan|inf|infinity)$/i.test(v)) throw new BuiltinError(`operand 1 must be a valid number string but got ${JSON.stringify(v)}`, "type");
       const n = parseNumber(v.trim() === v ? v : "");
       if (n === undefined) throw new BuiltinError(`invalid syntax: ${JSON.stringify(v)}`);
       return n;

@@ -1,13 +1,15 @@
-import type { Term } from "./ast.ts";
-import { compileBody, type CBody } from "./bodies.ts";
-import { type FunctionCode, generateAnswer, generateFunction, generateNode, type NodeCode } from "./codegen/nodes.ts";
-import { type Add, generate, type RuleCode } from "./codegen/rule.ts";
-import type { CompiledRule, DocNode } from "./compiler.ts";
-import { keyConflictError, recursionError, RegoError, type Location } from "./errors.ts";
-import { type Direct, FAILS, FIRST, HOLDS, NONE, type NodeMemo, NOT_DIRECT, overflowed, type Run, type Vals, type VK } from "./evaluator.ts";
-import type { DocPath } from "./refs.ts";
-import { compileMatch, compileTerm, type CTerm, eachOf, fetch, type Match, ready } from "./terms.ts";
-import { equal, keyOf, lookup, RObject, RSet, toJS, type Value } from "./values.ts";
+import type { Term } from "../syntax/ast.ts";
+import { compileBody } from "./bodies.ts";
+import type { CBody, CTerm, DocPath, Match } from "./closures.ts";
+import { late } from "./late.ts";
+import { eachOf, fetch, ready } from "./operands.ts";
+import { generateAnswer, generateFunction, generateNode } from "./codegen/nodes.ts";
+import { generate } from "./codegen/rule.ts";
+import { type Add, type CompiledRule, type DocNode, type FunctionCode, NONE, type NodeCode, type NodeMemo, type RuleCode } from "../plan/tree.ts";
+import { keyConflictError, recursionError, RegoError, type Location } from "../values/errors.ts";
+import { type Direct, FAILS, FIRST, HOLDS, NOT_DIRECT, overflowed, type Run, type Vals, type VK } from "./evaluator.ts";
+import { compileMatch, compileTerm } from "./terms.ts";
+import { equal, keyOf, lookup, RObject, RSet, toJS, type Value } from "../values/values.ts";
 
 /** A rule's body (or an else's) with the value it gives when the body holds. */
 interface Branch {
@@ -51,7 +53,7 @@ function matchAll(params: Term[], root: DocNode): RulePlan["matchArgs"] {
  * A rule's closures, compiled when the rule is first evaluated: a large policy set costs no closures for
  * the rules a workload never reaches. `root` is the tree the rule belongs to (refs link to its nodes).
  */
-const plan = (r: CompiledRule, root: DocNode) => (r.plan ??= planRule(r, root));
+const plan = (r: CompiledRule, root: DocNode) => (r.plan ??= planRule(r, root)) as RulePlan;
 
 // ---- code for an evaluation's own context
 
@@ -94,9 +96,10 @@ function dropClosures(rules: CompiledRule[], kept: Set<CompiledRule>): void {
 
 function closureCode(r: CompiledRule, root: DocNode): RuleCode {
   const node = r.node;
-  if (r.kind === "function") return (run, prior, args, loc) => definitionValue(run, r, args, prior, loc);
-  if (r.kind === "partial") return (run, prior, _args, _loc, add) => (partialValues(run, r, add!), prior);
-  return (run, prior, _args, loc) => ruleValue(run, plan(r, root), frame(r.slots), prior, node, loc, false);
+  // The plan types the code's evaluation loosely (it knows no Run); every evaluation is one.
+  if (r.kind === "function") return (run, prior, args, loc) => definitionValue(run as Run, r, args, prior, loc);
+  if (r.kind === "partial") return (run, prior, _args, _loc, add) => (partialValues(run as Run, r, add!), prior);
+  return (run, prior, _args, loc) => ruleValue(run as Run, plan(r, root), frame(r.slots), prior, node, loc, false);
 }
 
 const NO_ARGS: Value[] = [];
@@ -439,3 +442,9 @@ function insert(root: RObject, keys: Value[], v: Value, r: CompiledRule, owned: 
   if (prev !== undefined && !equal(prev, v)) throw conflict();
   obj.set(key, v);
 }
+
+late.docValue = docValue;
+late.walkDoc = walkDoc;
+late.callFunction = callFunction;
+late.merge = merge;
+late.allEqual = allEqual;

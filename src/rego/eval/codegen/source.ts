@@ -1,8 +1,8 @@
-import type { DocNode } from "../compiler.ts";
+import type { DocNode } from "../../plan/tree.ts";
 import { builtinFailure } from "../calls.ts";
-import { keyConflictError, recursionError } from "../errors.ts";
-import { allEqual, callFunction, docValue, merge } from "../rules.ts";
-import { compare, equal, isCollection, lookup, RObject, RSet, setOwn, toJS, toJSON, type Value } from "../values.ts";
+import { keyConflictError, recursionError } from "../../values/errors.ts";
+import { late } from "../late.ts";
+import { compare, equal, isCollection, lookup, lookupStored, RObject, RSet, setOwn, toJS, toJSON, type Value } from "../../values/values.ts";
 
 /**
  * What generated code is made of besides its own shapes: a table of constants it closes over, and the
@@ -45,7 +45,8 @@ export class Constants {
 
 /** What generated code calls: fixed names, bound when a function is made (only those its source names). */
 let helpers: Record<string, unknown> | undefined;
-const helperTable = () => (helpers ??= { RObject, RSet, equal, compare, lookup, isCollection, docValue, callFunction, merge, allEqual, builtinFailure, recursion, readData, valuesOf, keysOf, conflict, put, keyOrder, NO_MEMBERS });
+// Made on first use, once the document functions are in `late` (rules.ts puts them there as it loads).
+const helperTable = () => (helpers ??= { RObject, RSet, equal, compare, lookup, isCollection, docValue: late.docValue, callFunction: late.callFunction, merge: late.merge, allEqual: late.allEqual, builtinFailure, recursion, readData, valuesOf, keysOf, conflict, put, keyOrder, NO_MEMBERS });
 const uses = new Map<string, RegExp>();
 const helperUse = (name: string) => uses.get(name) ?? uses.set(name, new RegExp(`\\b${name}\\b`)).get(name)!;
 
@@ -58,7 +59,7 @@ export interface DataPath {
 
 function readData(c: DataPath, data: Value): Value | undefined {
   let v: Value | undefined = data;
-  for (let i = 0; i < c.keys.length && v !== undefined; i++) v = lookup(v, c.keys[i]!);
+  for (let i = 0; i < c.keys.length && v !== undefined; i++) v = lookupStored(v, c.keys[i]!);
   c.from = data;
   c.found = v;
   return v;

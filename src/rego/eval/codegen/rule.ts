@@ -1,17 +1,9 @@
-import type { CallTarget, Expr, Term } from "../ast.ts";
-import type { CompiledRule, DocNode } from "../compiler.ts";
-import type { Location } from "../errors.ts";
-import type { Run } from "../evaluator.ts";
-import { keyOf, type Value } from "../values.ts";
+import type { CallTarget, Expr, Term } from "../../syntax/ast.ts";
+import type { CompiledRule, DocNode, RuleCode } from "../../plan/tree.ts";
+import type { Location } from "../../values/errors.ts";
+import { keyOf, type Value } from "../../values/values.ts";
 import { Constants, type DataPath } from "./source.ts";
 
-/**
- * One rule (or function definition) as one generated JavaScript function. Complete rules and functions
- * answer their value after `prior` (the value found so far, for conflicts); partial rules call `add`
- * once per key and value. Runs only in an evaluation's own context: under `with` the closures serve.
- */
-export type RuleCode = (run: Run, prior: Value | undefined, args: readonly Value[], loc: Location, add: Add | undefined) => Value | undefined;
-export type Add = (keys: Value[], v: Value) => void;
 
 /**
  * The rule as code, or null when it uses what the generator leaves to the closures (`with`, patterns
@@ -209,6 +201,8 @@ class RuleEmitter {
           this.bound = saved;
           return `if (!isCollection(${c})) ${f}\n${loop}\n${rest(f)}`;
         });
+      case "logic":
+        return unsupported(); // the closures serve and/or operands
       case "some":
         return rest(fail);
     }
@@ -336,6 +330,7 @@ class RuleEmitter {
     if (target.kind === "function")
       return `${out} = callFunction(run, ${this.k(target.node)}, [${args.join(", ")}], ${this.k(loc)});\nif (${out} === undefined) ${fail}\n${then(out, fail)}`;
     const b = target.builtin;
+    if (b.relation) return unsupported(); // each result continues the body: the closures iterate them
     if (b.binary) {
       const [x, y] = args as [string, string];
       // Numbers compare natively; a constant operand's type is known here.

@@ -331,6 +331,15 @@ export function lookup(coll: Value, key: Value): Value | undefined {
   return undefined;
 }
 
+/**
+ * `lookup` in the base data document: an integer key also finds an object's key of its digits (`data[2]`
+ * reads `{"2": ...}`), as the document came from JSON, whose keys are strings, as in OPA's store.
+ */
+export function lookupStored(coll: Value, key: Value): Value | undefined {
+  const v = lookup(coll, key);
+  return v === undefined && typeof key === "number" && coll instanceof RObject ? coll.get(String(key)) : v;
+}
+
 /** Calls `each(key, value)` over a collection in Rego order; stops when it returns true. */
 export function iterate(coll: Value, each: (k: Value, v: Value) => boolean): boolean {
   if (Array.isArray(coll)) {

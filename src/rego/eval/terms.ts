@@ -1,138 +1,15 @@
-import type { Term } from "./ast.ts";
-import { compileBody } from "./bodies.ts";
+/** Terms compiled into closures: each has a direct value when its variables are bound, and a general walk. */
+import type { Term } from "../syntax/ast.ts";
+import { forEachVar } from "../plan/compiler.ts";
+import type { DocNode } from "../plan/tree.ts";
+import { keyConflictError } from "../values/errors.ts";
+import { equal, RObject, RSet, type Value } from "../values/values.ts";
 import { callSite, invoker } from "./calls.ts";
-import { type DocNode, forEachVar } from "./compiler.ts";
-import { keyConflictError, RegoError, type Location } from "./errors.ts";
-import { bind, type K, type Run, type Vals, type VK } from "./evaluator.ts";
+import type { CTerm, Each, Match, One, Operand } from "./closures.ts";
+import { bind, type Run, type Vals, type VK } from "./evaluator.ts";
+import { late } from "./late.ts";
+import { CLOSURE, CONSTANT, cterm, eachOf, fetch, fetchAll, never, operand, PATH, SLOT, union, unsafe, withGeneral } from "./operands.ts";
 import { docPath, reference } from "./refs.ts";
-import { docValue, walkDoc } from "./rules.ts";
-import { equal, keyOf, lookup, RObject, RSet, type Value } from "./values.ts";
-
-/** The value of a term whose `needs` are bound; undefined when it has none. */
-export type One = (run: Run, vals: Vals) => Value | undefined;
-/** Every value of a term, binding the variables it iterates over for the continuation. */
-export type Each = (run: Run, vals: Vals, k: VK) => boolean;
-/** Matches a term against a value, binding the term's unbound variables for the continuation. */
-export type Match = (run: Run, vals: Vals, value: Value, k: K) => boolean;
-/** Walks a value down the rest of a ref's path. */
-export type Walk = (run: Run, vals: Vals, value: Value, k: VK) => boolean;
-
-/** A term compiled into closures. */
-export interface CTerm {
-  readonly term: Term;
-  /**
-   * The slots that must be bound for the term to have at most one value, computed by `one` without
-   * backtracking; false when it never has (refs that iterate, the whole data document).
-   */
-  readonly needs: readonly number[] | false;
-  readonly one: One;
-  readonly each: Each;
-  /** How callers fetch the direct value without calling `one` (for constants, variables, their paths). */
-  readonly operand: Operand;
-}
-
-/** Every compiled term is made here, so all share one hidden class (their fields are read while evaluating). */
-export const cterm = (term: Term, needs: readonly number[] | false, one: One, each: Each, operand: Operand): CTerm => ({ term, needs, one, each, operand });
-
-const CONSTANT = 0;
-const SLOT = 1;
-export const PATH = 2;
-export const DATA = 3;
-export const RULE = 4;
-export const CLOSURE = 5;
-
-/**
- * A direct term as data that `fetch` reads in place: closures made from one source function share their
- * compiled code, so each call through `one` is an indirect call the JIT cannot inline. Constants,
- * variables, and constant paths below a variable, `input`, the data document or a rule's remembered
- * value (most operands) cost no call at all.
- */
-export interface Operand {
-  readonly kind: typeof CONSTANT | typeof SLOT | typeof PATH | typeof DATA | typeof RULE | typeof CLOSURE;
-  readonly value: Value | undefined;
-  /** SLOT: the variable; PATH: the variable the path starts at, or -1 for `input`. */
-  readonly slot: number;
-  /** PATH, DATA, RULE: the constant keys to look up (for RULE, those below the rule). */
-  readonly keys: readonly Value[];
-  /** The keys' identities (`keyOf`), undefined for keys that are not strings. */
-  readonly ids: readonly (string | undefined)[];
-  /** RULE: the complete rule's node. */
-  readonly node: DocNode | undefined;
-  readonly one: One;
-  /** DATA: the data document last read, and what the path found in it (documents never change). */
-  from: Value | undefined;
-  found: Value | undefined;
-}
-
-/** The value of an operand whose term is ready (see `ready`). */
-export function fetch(o: Operand, run: Run, vals: Vals): Value | undefined {
-  switch (o.kind) {
-    case CONSTANT:
-      return o.value;
-    case SLOT:
-      return vals[o.slot];
-    case PATH:
-      return follow(o.slot < 0 ? run.ctx.input : vals[o.slot], o);
-    case DATA: {
-      const data = run.ctx.data;
-      if (o.from !== data) {
-        o.found = follow(data, o);
-        o.from = data;
-      }
-      return o.found;
-    }
-    case RULE: {
-      const ctx = run.ctx;
-      if (ctx.overridden !== undefined) return o.one(run, vals);
-      const node = o.node!;
-      const memo = node.memo;
-      return follow(memo.ctx === ctx && !memo.computing ? memo.value : docValue(run, node, undefined), o);
-    }
-    default:
-      return o.one(run, vals);
-  }
-}
-
-function follow(v: Value | undefined, { keys, ids }: Operand): Value | undefined {
-  for (let i = 0; i < keys.length && v !== undefined; i++) {
-    const id = ids[i];
-    v = id !== undefined && v instanceof RObject ? v.at(id) : lookup(v, keys[i]!);
-  }
-  return v;
-}
-
-export const operand = (kind: Operand["kind"], one: One, value?: Value, slot = -1, keys: readonly Value[] = [], node?: DocNode): Operand => ({
-  kind,
-  value,
-  slot,
-  keys,
-  ids: keys.map((k) => (typeof k === "string" ? keyOf(k) : undefined)),
-  node,
-  one,
-  from: undefined,
-  found: undefined,
-});
-
-/** The values of ready operands, or undefined when one has none. */
-export function fetchAll(ops: readonly Operand[], run: Run, vals: Vals): Value[] | undefined {
-  const n = ops.length;
-  const out = new Array<Value>(n);
-  for (let i = 0; i < n; i++) {
-    const v = fetch(ops[i]!, run, vals);
-    if (v === undefined) return undefined;
-    out[i] = v;
-  }
-  return out;
-}
-
-/** Whether every slot in `needs` is bound: the term can be evaluated directly. */
-export function ready(needs: readonly number[] | false, vals: Vals): boolean {
-  if (needs === false) return false;
-  for (let i = 0; i < needs.length; i++) if (vals[needs[i]!] === undefined) return false;
-  return true;
-}
-
-export const unsafe = (name: string, loc: Location) => new RegoError("rego_unsafe_var_error", `var ${name} is unsafe`, loc);
 
 export function compileTerm(t: Term, root: DocNode): CTerm {
   switch (t.type) {
@@ -154,7 +31,7 @@ export function compileTerm(t: Term, root: DocNode): CTerm {
         return cterm(t, [], one, (run, _vals, k) => (run.ctx.input === undefined ? false : k(run.ctx.input)), operand(PATH, one));
       }
       const whole = docPath([], root);
-      return cterm(t, false, never, (run, vals, k) => walkDoc(run, run.tree, run.ctx.data, whole, 0, vals, k), operand(CLOSURE, never));
+      return cterm(t, false, never, (run, vals, k) => late.walkDoc(run, run.tree, run.ctx.data, whole, 0, vals, k), operand(CLOSURE, never));
     }
     case "ref":
       return reference(t, root);
@@ -162,6 +39,12 @@ export function compileTerm(t: Term, root: DocNode): CTerm {
       const args = t.args.map((a) => compileTerm(a, root));
       const invoke = invoker(t.target!, t.loc);
       const all = eachOf(args);
+      if (t.target!.kind === "builtin" && t.target!.builtin.relation)
+        // A relation (walk) has a value per result: the term iterates them.
+        return cterm(t, false, never, (run, vals, k) => all(run, vals, (values) => {
+          const results = invoke(run, values);
+          return Array.isArray(results) && results.some(k);
+        }), operand(CLOSURE, never));
       return withGeneral(t, union(args), callSite(t.target!, args, t.loc), (run, vals, k) =>
         all(run, vals, (values) => {
           const r = invoke(run, values);
@@ -191,7 +74,7 @@ export function compileTerm(t: Term, root: DocNode): CTerm {
     case "object":
       return objectTerm(t, t.items.map(([key, value]) => [compileTerm(key, root), compileTerm(value, root)] as const));
     case "arraycomp": {
-      const body = compileBody(t.body, root).goal;
+      const body = late.compileBody(t.body, root).goal;
       const head = compileTerm(t.head, root);
       return comprehension(t, (run, vals) => {
         const out: Value[] = [];
@@ -200,7 +83,7 @@ export function compileTerm(t: Term, root: DocNode): CTerm {
       });
     }
     case "setcomp": {
-      const body = compileBody(t.body, root).goal;
+      const body = late.compileBody(t.body, root).goal;
       const head = compileTerm(t.head, root);
       return comprehension(t, (run, vals) => {
         const out = new RSet();
@@ -209,7 +92,7 @@ export function compileTerm(t: Term, root: DocNode): CTerm {
       });
     }
     case "objectcomp": {
-      const body = compileBody(t.body, root).goal;
+      const body = late.compileBody(t.body, root).goal;
       const key = compileTerm(t.key, root);
       const value = compileTerm(t.value, root);
       return comprehension(t, (run, vals) => {
@@ -230,23 +113,10 @@ export function compileTerm(t: Term, root: DocNode): CTerm {
   }
 }
 
-export const never: One = () => undefined;
-
 function constant(t: Term & { type: "value" }): CTerm {
   const value = t.value;
   const one: One = () => value;
   return cterm(t, [], one, (_run, _vals, k) => k(value), operand(CONSTANT, one, value));
-}
-
-/** A term is evaluated directly whenever its needs are bound, and by `general` otherwise. */
-export function withGeneral(term: Term, needs: readonly number[] | false, one: One, general: Each, op = operand(CLOSURE, one)): CTerm {
-  if (needs === false) return cterm(term, needs, one, general, op);
-  const direct: Each = (run, vals, k) => {
-    const v = fetch(op, run, vals);
-    return v === undefined ? false : k(v);
-  };
-  if (needs.length === 0) return cterm(term, needs, one, direct, op);
-  return cterm(term, needs, one, (run, vals, k) => (ready(needs, vals) ? direct(run, vals, k) : general(run, vals, k)), op);
 }
 
 /** A comprehension has exactly one value: it is built directly once the variables it closes over are bound. */
@@ -259,35 +129,10 @@ function comprehension(t: Term & { firstLocal?: number }, build: (run: Run, vals
   return withGeneral(t, needs, build, (run, vals, k) => k(build(run, vals)));
 }
 
-export function union(terms: readonly CTerm[]): readonly number[] | false {
-  const out: number[] = [];
-  for (const t of terms) {
-    if (t.needs === false) return false;
-    for (const s of t.needs) if (!out.includes(s)) out.push(s);
-  }
-  return out;
-}
-
 /** The values of terms evaluated directly, or undefined when one has none. */
 function oneArray(items: readonly CTerm[]): (run: Run, vals: Vals) => Value[] | undefined {
   const ops = items.map((i) => i.operand);
   return (run, vals) => fetchAll(ops, run, vals);
-}
-
-/** Every combination of the terms' values, each as a fresh array. */
-export function eachOf(items: readonly CTerm[]): (run: Run, vals: Vals, k: (values: Value[]) => boolean) => boolean {
-  const n = items.length;
-  return (run, vals, k) => {
-    const acc = new Array<Value>(n);
-    const from = (i: number): boolean =>
-      i === n
-        ? k(acc.slice())
-        : items[i]!.each(run, vals, (v) => {
-            acc[i] = v;
-            return from(i + 1);
-          });
-    return from(0);
-  };
 }
 
 function objectTerm(t: Term, items: (readonly [CTerm, CTerm])[]): CTerm {
@@ -342,22 +187,6 @@ function sortedObject(keys: string[], values: Operand[]): One {
 
 // ---- patterns
 
-/** Whether a term still has variables to bind in pattern positions (var, array item, object value). */
-export function patternTest(t: Term): (vals: Vals) => boolean {
-  const slots: number[] = [];
-  const collect = (x: Term) => {
-    if (x.type === "var" && x.slot !== undefined) slots.push(x.slot);
-    else if (x.type === "array") x.items.forEach(collect);
-    else if (x.type === "object") for (const [, v] of x.items) collect(v);
-  };
-  collect(t);
-  if (slots.length === 0) return () => false;
-  return (vals) => {
-    for (let i = 0; i < slots.length; i++) if (vals[slots[i]!] === undefined) return true;
-    return false;
-  };
-}
-
 /** `compiled`: the term already compiled, when the caller has it. */
 export function compileMatch(t: Term, root: DocNode, compiled?: CTerm): Match {
   switch (t.type) {
@@ -405,3 +234,5 @@ export function compileMatch(t: Term, root: DocNode, compiled?: CTerm): Match {
   return (run, vals, v, k) => term.each(run, vals, (x) => (equal(x, v) ? k() : false));
 }
 
+late.compileTerm = compileTerm;
+late.compileMatch = compileMatch;

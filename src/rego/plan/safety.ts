@@ -1,5 +1,5 @@
-import type { Body, Expr, Term } from "./ast.ts";
-import { RegoError } from "./errors.ts";
+import type { Body, Expr, Term } from "../syntax/ast.ts";
+import { RegoError } from "../values/errors.ts";
 
 /**
  * Orders a body so every expression runs once the variables it reads are bound (Rego lets a policy
@@ -83,6 +83,8 @@ function orderNested(e: Expr, bound: Set<number>, names: string[]): Expr {
       for (const t of e.key ? [e.key, e.value] : [e.value]) collectPattern(t, inner);
       return { ...e, domain: term(e.domain), body: orderBody(e.body, inner, names).body, compiledWith };
     }
+    case "logic":
+      return { ...e, operands: e.operands.map((body) => orderBody(body, new Set(bound), names).body), compiledWith };
     case "some":
       return e;
   }
@@ -164,6 +166,10 @@ function classify(e: Expr): Info {
       walk(e.domain, false);
       for (const x of e.body) visitExprVars(x, (slot) => slot < (e.firstLocal ?? 0) && info.inputs.add(slot));
       break;
+    case "logic":
+      // Like `not`: reads the outer variables its operands use, binds none.
+      for (const body of e.operands) for (const x of body) visitExprVars(x, (slot) => slot < (e.firstLocal ?? 0) && info.inputs.add(slot));
+      break;
     case "some":
       break;
   }
@@ -226,6 +232,9 @@ function visitExprVars(e: Expr, f: (slot: number) => void): void {
       visitVars(e.value, f);
       visitVars(e.domain, f);
       for (const x of e.body) visitExprVars(x, f);
+      break;
+    case "logic":
+      for (const body of e.operands) for (const x of body) visitExprVars(x, f);
       break;
     case "some":
       break;

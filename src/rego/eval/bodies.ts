@@ -1,7 +1,9 @@
-import type { Body, CompiledWith, Expr, Term } from "./ast.ts";
+import type { Body, CompiledWith, Expr, Term } from "../syntax/ast.ts";
+import { groundValue } from "../plan/compiler.ts";
 import { invoker } from "./calls.ts";
-import type { DocNode } from "./compiler.ts";
-import type { Location } from "./errors.ts";
+import { late } from "./late.ts";
+import type { DocNode } from "../plan/tree.ts";
+import type { Location } from "../values/errors.ts";
 import {
   bind,
   Context,
@@ -16,26 +18,10 @@ import {
   type Run,
   type Vals,
 } from "./evaluator.ts";
-import { compileMatch, compileTerm, type CTerm, eachOf, fetch, patternTest, ready, RULE, union, unsafe } from "./terms.ts";
-import { equal, isCollection, iterate, keyOf, RObject, RSet, type Value } from "./values.ts";
-
-/** Evaluates an expression with at most one solution without a continuation; NOT_DIRECT when it cannot. */
-export type Test = (run: Run, vals: Vals) => Direct;
-
-/** A body compiled into closures. */
-export interface CBody {
-  readonly length: number;
-  /** Calls `k` once per solution; bindings are undone when it returns. */
-  readonly goal: Goal;
-  /**
-   * Runs the expressions from `from` on while each has at most one solution, binding on the run's
-   * trail (the caller unwinds it). Returns the index of the first expression that needs backtracking,
-   * the body's length when none does, or -1 when one failed.
-   */
-  prefix(run: Run, vals: Vals, from: number): number;
-  /** resume[i] continues at expression i, where `prefix` stopped: `k` once per solution. */
-  readonly resume: Goal[];
-}
+import type { CBody, CTerm, Test } from "./closures.ts";
+import { eachOf, fetch, patternTest, ready, RULE, union, unsafe } from "./operands.ts";
+import { compileMatch, compileTerm } from "./terms.ts";
+import { equal, isCollection, iterate, keyOf, RObject, RSet, type Value } from "../values/values.ts";
 
 interface CExpr {
   /** Absent when the expression can never be evaluated directly. */
@@ -145,6 +131,15 @@ function compileParts(e: Expr, root: DocNode): { test: Test | undefined; positiv
             return failed ? false : k();
           }),
       };
+    }
+    case "logic": {
+      // Each operand is asked for one solution; the expression holds once (its bindings stay inside).
+      const operands = e.operands.map((body) => compileBody(body, root).goal);
+      const holds =
+        e.op === "and"
+          ? (run: Run, vals: Vals) => operands.every((goal) => goal(run, vals, FIRST))
+          : (run: Run, vals: Vals) => operands.some((goal) => goal(run, vals, FIRST));
+      return { test: undefined, positive: (run, vals, k) => (holds(run, vals) ? k() : false) };
     }
     case "some":
       return { test: undefined, positive: (_run, _vals, k) => k() };
@@ -288,6 +283,22 @@ function unify(left: CTerm, right: CTerm, root: DocNode): Goal {
       return from(0);
     };
   }
+  if (as < 0 && bs < 0 && a.type === "object" && b.type === "object") {
+    // Two object patterns with constant keys unify value by value (`{"x": x, "y": 2} = {"x": 1, "y": y}`).
+    const keysOf = (t: typeof a) => t.items.map(([k]) => groundValue(k));
+    const ka = keysOf(a);
+    const kb = keysOf(b);
+    if (!ka.includes(undefined) && !kb.includes(undefined)) {
+      const byKey = new Map(b.items.map(([, v], i) => [keyOf(kb[i]!), v] as const));
+      if (ka.length !== kb.length || ka.some((k) => !byKey.has(keyOf(k!)))) return () => false;
+      const pairs = a.items.map(([, v], i) => unify(compileTerm(v, root), compileTerm(byKey.get(keyOf(ka[i]!))!, root), root));
+      const n = pairs.length;
+      return (run, vals, k) => {
+        const from = (i: number): boolean => (i === n ? k() : pairs[i]!(run, vals, () => from(i + 1)));
+        return from(0);
+      };
+    }
+  }
   const aPattern = patternTest(a);
   const matchA = compileMatch(a, root, left);
   const matchB = compileMatch(b, root, right);
@@ -311,6 +322,12 @@ function callWithOutput(t: Term & { type: "call" }, root: DocNode): Goal {
   const needs = union(inputs);
   const ops = inputs.map((i) => i.operand);
   const all = eachOf(inputs);
+  if (target.kind === "builtin" && target.builtin.relation)
+    return (run, vals, k) =>
+      all(run, vals, (args) => {
+        const results = invoke(run, args);
+        return Array.isArray(results) && results.some((r) => out(run, vals, r, k));
+      });
   return (run, vals, k) => {
     if (ready(needs, vals)) {
       const args = new Array<Value>(ops.length);
@@ -412,3 +429,5 @@ function patch(base: Value | undefined, path: Value[], v: Value): Value {
   obj.set(path[0]!, patch(obj.get(path[0]!), path.slice(1), v));
   return obj;
 }
+
+late.compileBody = compileBody;

@@ -40,6 +40,8 @@ interface Decimal {
 
 const NUMBER_TEXT = /^(-?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/;
 const MAX_EXPONENT = 1_000_000;
+const MAX_BINARY_EXPONENT = 100_000;
+const LOG2_OF_10 = Math.log2(10);
 
 function parseDecimal(text: string): Decimal | undefined {
   const m = NUMBER_TEXT.exec(text);
@@ -48,7 +50,10 @@ function parseDecimal(text: string): Decimal | undefined {
   const exp = Number(m[4] ?? "0") - frac.length;
   if (!Number.isSafeInteger(exp) || Math.abs(exp) > MAX_EXPONENT) return undefined;
   const mant = BigInt(`${m[1]}${m[2] || "0"}${frac}`);
-  return normalise(mant, exp);
+  const d = normalise(mant, exp);
+  // OPA refuses a number whose binary exponent passes 1e5 (about 10^30103): too costly to print.
+  if (d.mant !== 0n && Math.abs((digitCount(d.mant) + d.exp) * LOG2_OF_10) > MAX_BINARY_EXPONENT) return undefined;
+  return d;
 }
 
 function normalise(mant: bigint, exp: number): Decimal {
@@ -120,7 +125,12 @@ export function toDouble(n: Num): number {
 
 /** The exact integer value; callers check isInteger first. */
 export function toBigInt(n: Num): bigint {
-  if (typeof n === "number") return BigInt(n);
+  if (typeof n === "number") {
+    if (Number.isSafeInteger(n)) return BigInt(n);
+    // A double stands for the decimal of its shortest text (1585852421593912000), not its binary value.
+    const d = decimalOfDouble(n);
+    return d.mant * 10n ** BigInt(d.exp);
+  }
   return n.mant * 10n ** BigInt(n.exp);
 }
 
@@ -128,7 +138,8 @@ export const numText = (n: Num) => (typeof n === "number" ? doubleText(n) : n.to
 
 /** Go-like text for doubles: integers without exponent up to 1e21, as OPA prints them. */
 function doubleText(n: number): string {
-  if (Number.isInteger(n) && Math.abs(n) < 1e21) return n.toFixed(0);
+  if (Number.isSafeInteger(n)) return String(n);
+  if (Number.isInteger(n) && Math.abs(n) < 1e21) return toBigInt(n).toString();
   return String(n);
 }
 

@@ -17,15 +17,18 @@ export type RegoErrorCode =
   | "eval_cancel_error"
   | "invalid_input";
 
-export const formatLocation = (loc: Location) => `${loc.file}:${loc.row}:${loc.col}`;
 
+/**
+ * An error with OPA's code. `message` reads as OPA's own error text (`file:row: code: detail`), so a test
+ * or a log line matches OPA's; `detail` is the bare message, as OPA's REST API puts it beside `location`.
+ */
 export class RegoError extends Error {
   constructor(
     readonly code: RegoErrorCode,
-    message: string,
+    readonly detail: string,
     readonly location?: Location,
   ) {
-    super(location ? `${formatLocation(location)}: ${message}` : message);
+    super(location ? `${location.file}:${location.row}: ${code}: ${detail}` : `${code}: ${detail}`);
     this.name = "RegoError";
   }
 }

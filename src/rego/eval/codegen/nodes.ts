@@ -1,14 +1,9 @@
-import type { CompiledRule, DocNode } from "../compiler.ts";
-import type { Location } from "../errors.ts";
+import type { AnswerCode, CompiledRule, DocNode, FunctionCode, NodeCode, RuleCode } from "../../plan/tree.ts";
 import type { Run } from "../evaluator.ts";
-import type { RObject, Value } from "../values.ts";
-import { CONTEXT, inlineRule, type RuleCode } from "./rule.ts";
+import type { Value } from "../../values/values.ts";
+import { CONTEXT, inlineRule } from "./rule.ts";
 import { Constants } from "./source.ts";
 
-/** A node's value in an evaluation's own context. */
-export type NodeCode = (run: Run) => Value | undefined;
-/** A function's value for its arguments in an evaluation's own context (results are remembered by the caller). */
-export type FunctionCode = (run: Run, args: readonly Value[], loc: Location) => Value | undefined;
 
 type CodeOf = (r: CompiledRule) => RuleCode;
 type DefaultValue = (run: Run, r: CompiledRule) => Value | undefined;
@@ -82,7 +77,6 @@ function defaultCall(c: Constants, node: DocNode, defaultValue: DefaultValue): s
 }
 
 /** A package's answer as plain JS, given the base data under it. */
-export type AnswerCode = (run: Run, base: RObject | undefined) => Record<string, unknown>;
 
 /**
  * A package's answer as one function: the base data's entries and the rule children's values merged in

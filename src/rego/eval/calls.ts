@@ -1,9 +1,11 @@
-import type { CallTarget } from "./ast.ts";
-import { BuiltinError, RegoError, type Location } from "./errors.ts";
+import type { DocNode } from "../plan/tree.ts";
+import type { CallTarget } from "../syntax/ast.ts";
+import { BuiltinError, RegoError, type Location } from "../values/errors.ts";
 import type { FunctionOverride, Invoke, Run } from "./evaluator.ts";
-import { callFunction } from "./rules.ts";
-import { type CTerm, fetch, fetchAll, type One, type Operand } from "./terms.ts";
-import type { Value } from "./values.ts";
+import type { CTerm, One, Operand } from "./closures.ts";
+import { late } from "./late.ts";
+import { fetch, fetchAll } from "./operands.ts";
+import type { Value } from "../values/values.ts";
 
 /**
  * A call whose arguments are ready: operands fetched inline, then the `with` replacement when one is
@@ -26,11 +28,11 @@ export function callSite(target: CallTarget, args: readonly CTerm[], loc: Locati
   }
   // The body of `invoke`, repeated here so a call is one closure call, not two.
   if (target.kind === "function") {
-    const node = target.node;
+    const node = target.node as DocNode;
     return (run, vals) => {
       const values = fetchAll(ops, run, vals);
       if (values === undefined) return undefined;
-      return run.ctx.functions?.has(key) ? invoke(run, values) : callFunction(run, node, values, loc);
+      return run.ctx.functions?.has(key) ? invoke(run, values) : late.callFunction(run, node, values, loc);
     };
   }
   // A built-in keeps nothing of its arguments, so the site fills the same array each time; only a site
@@ -71,10 +73,10 @@ const callKey = (target: CallTarget) => (target.kind === "builtin" ? target.name
 export function invoker(target: CallTarget, loc: Location): Invoke {
   const key = callKey(target);
   if (target.kind === "function") {
-    const node = target.node;
+    const node = target.node as DocNode;
     return (run, args) => {
       const o = run.ctx.functions?.get(key);
-      return o === undefined ? callFunction(run, node, args, loc) : overridden(run, key, o, args);
+      return o === undefined ? late.callFunction(run, node, args, loc) : overridden(run, key, o, args);
     };
   }
   const { name, fn } = target.builtin;

@@ -1,8 +1,8 @@
-import type { BuiltinContext } from "./builtins/builtin.ts";
-import type { DocNode } from "./compiler.ts";
-import { RegoError, type Location } from "./errors.ts";
-import { fromBigInt, type Num } from "./numbers.ts";
-import type { Value } from "./values.ts";
+import type { DocNode, Evaluation } from "../plan/tree.ts";
+import type { BuiltinContext } from "../syntax/builtin.ts";
+import { RegoError, type Location } from "../values/errors.ts";
+import { fromBigInt, type Num } from "../values/numbers.ts";
+import type { Value } from "../values/values.ts";
 
 export interface EvalLimits {
   /** Expressions evaluated per query before it is cancelled. */
@@ -66,34 +66,11 @@ export class Context {
   }
 }
 
-/** No value: remembered so that an undefined function result is not computed again. */
-export const NONE = Symbol("undefined");
-
-/**
- * What one evaluation context learned about a rule node: its value, and its function results by
- * arguments. Kept on the node and stamped with the context, so a lookup is a comparison, not a map
- * search; another evaluation (a new context) simply finds the stamp stale.
- */
-export class NodeMemo {
-  ctx: Context | undefined = undefined;
-  computing = false;
-  value: Value | undefined = undefined;
-  callsCtx: Context | undefined = undefined;
-  /**
-   * A function's calls in `callsCtx` as (arguments, result) pairs, the first `listed` entries: an
-   * evaluation makes only a few, and the list is reused from one evaluation to the next.
-   */
-  readonly calls: (Value[] | Value | typeof NONE)[] = [];
-  listed = 0;
-  /** Results by the arguments' identity, once there are too many calls to list. */
-  callIndex: Record<string, Value | typeof NONE> | undefined = undefined;
-}
-
 /**
  * The state of one evaluation, handed to every compiled closure: the current context (switched by
  * `with`), the limits' counters, and the trail of bindings made without a continuation.
  */
-export class Run implements BuiltinContext {
+export class Run implements BuiltinContext, Evaluation {
   ctx: Context;
   /** The evaluation's own context, before any `with`: generated rule code runs only in it. */
   readonly base: Context;
@@ -106,6 +83,7 @@ export class Run implements BuiltinContext {
   readonly strict: boolean;
   readonly compileAfter: number;
   private now: Num | undefined;
+  private remembered: Map<string, Value> | undefined;
 
   constructor(
     readonly tree: DocNode,
@@ -118,6 +96,13 @@ export class Run implements BuiltinContext {
     this.maxDepth = options.maxDepth;
     this.strict = options.strictBuiltinErrors;
     this.compileAfter = options.compileAfter;
+  }
+
+  remember<T extends Value>(key: string, make: () => T): T {
+    this.remembered ??= new Map();
+    let v = this.remembered.get(key) as T | undefined;
+    if (v === undefined) this.remembered.set(key, (v = make()));
+    return v;
   }
 
   nowNs(): Num {

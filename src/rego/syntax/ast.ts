@@ -1,7 +1,6 @@
-import type { Builtin } from "./builtins/builtin.ts";
-import type { DocNode } from "./compiler.ts";
-import type { Location } from "./errors.ts";
-import type { Value } from "./values.ts";
+import type { Builtin } from "./builtin.ts";
+import type { Location } from "../values/errors.ts";
+import type { Value } from "../values/values.ts";
 
 /** Terms as parsed. The compiler resolves names in place (`Var.slot`, `Call.target`). */
 /** `firstLocal` on comprehensions: slots from this number on are local to them (set by the compiler). */
@@ -42,9 +41,14 @@ export interface CallTerm {
   target?: CallTarget;
 }
 
+/** A user function's place in the compiled plan (plan/tree.ts's DocNode), opaque to the syntax. */
+export interface FunctionNode {
+  readonly name: string;
+}
+
 export type CallTarget =
   | { kind: "builtin"; name: string; arity: number; builtin: Builtin }
-  | { kind: "function"; path: string; arity: number; node: DocNode };
+  | { kind: "function"; path: string; arity: number; node: FunctionNode };
 
 export interface With {
   target: Term;
@@ -64,6 +68,11 @@ export type Expr = (
   | { type: "somein"; key?: Term; value: Term; domain: Term }
   /** `firstLocal`: slots from this number on are local to the nested body; lower ones are closures. */
   | { type: "every"; key?: Term; value: Term; domain: Term; body: Body; firstLocal?: number }
+  /**
+   * `a and b`, `a or b` (future.keywords.and/or, rego.v2): holds once when every (any) operand has a
+   * solution; each operand is a body of its own scope, so nothing it binds is seen outside.
+   */
+  | { type: "logic"; op: "and" | "or"; operands: Body[]; firstLocal?: number }
 ) & { negated: boolean; with: With[]; loc: Location; compiledWith?: CompiledWith[] };
 
 export type Body = Expr[];

@@ -1,89 +1,18 @@
-import type { Body, CallTarget, CompiledWith, Expr, Module, Rule, Term, VarTerm } from "./ast.ts";
-import { compileBody, type CBody } from "./bodies.ts";
-import type { Builtin } from "./builtins/builtin.ts";
-import { RegoError, type Location, type RegoErrorCode } from "./errors.ts";
-import { NodeMemo } from "./evaluator.ts";
-import { refText } from "./parser.ts";
-import type { RulePlan } from "./rules.ts";
-import type { AnswerCode, FunctionCode, NodeCode } from "./codegen/nodes.ts";
-import type { RuleCode } from "./codegen/rule.ts";
-import { compare, keyOf, RObject, RSet, type Value } from "./values.ts";
+import type { Body, CallTarget, CompiledWith, Expr, Module, Rule, Term, VarTerm } from "../syntax/ast.ts";
+import type { Builtin } from "../syntax/builtin.ts";
+import { refText } from "../syntax/parser.ts";
+import { RegoError, type Location, type RegoErrorCode } from "../values/errors.ts";
+import { compare, keyOf, RObject, RSet, type Value } from "../values/values.ts";
 import { orderBody, orderTerm, termInputs } from "./safety.ts";
-
-export interface CompiledRule {
-  kind: "complete" | "partial" | "function";
-  node: DocNode;
-  /** Partial rules: the head ref terms below `node` (keys of the objects the rule builds). */
-  keys: Term[];
-  multi: boolean;
-  args: Term[];
-  value: Term;
-  body: Body;
-  elses: { value: Term; body: Body }[];
-  /** The constant value of each branch (undefined where a branch computes its value). */
-  constants: (Value | undefined)[];
-  slots: number;
-  loc: Location;
-  /** The rule as closures, compiled on its first evaluation (rules.ts). */
-  plan?: RulePlan;
-  /** Partial rules: the rule as one function for an evaluation's own context, made once warm (rules.ts). */
-  code?: RuleCode;
-  /** Partial rules: evaluations through the closures so far (rules.ts). */
-  runs: number;
-}
-
-/** One position in the data tree: rules attach to the node of their (ground) head path. */
-export class DocNode {
-  readonly children = new Map<string, DocNode>();
-  readonly complete: CompiledRule[] = [];
-  readonly partial: CompiledRule[] = [];
-  readonly functions: CompiledRule[] = [];
-  defaultRule: CompiledRule | undefined;
-  /** Set after compilation: a rule or function sits here or below. */
-  hasRules = false;
-  /** Set after compilation: the children with rules, in key order (a document is built in that order). */
-  ruleChildren: DocNode[] = [];
-  /** Set after compilation: rules sit here, so a walk down the tree stops and takes this node's value. */
-  isLeaf = false;
-  /** Set after compilation: the children by key identity, for evaluation (a record reads faster than a small Map). */
-  childAt: Record<string, DocNode | undefined> = Object.create(null);
-  /** This node's value and function results in the current evaluation. */
-  readonly memo = new NodeMemo();
-  /** Complete rules' nodes: the node's value as one function, made once warm (rules.ts, codegen/nodes.ts). */
-  code: NodeCode | undefined = undefined;
-  /** Reads through the closures so far, before the node (a rule's, a function's, a package's) is warm. */
-  runs = 0;
-  /** Packages: their answer as one function, made once warm. */
-  answer: AnswerCode | undefined = undefined;
-  /** Functions' nodes: the definitions as one function, made once warm. */
-  functionCode: FunctionCode | undefined = undefined;
-
-  constructor(
-    readonly key: Value,
-    readonly path: Value[],
-    readonly name: string,
-  ) {}
-
-  child(key: Value): DocNode {
-    const k = keyOf(key);
-    let c = this.children.get(k);
-    if (!c) {
-      c = new DocNode(key, [...this.path, key], `${this.name}${typeof key === "string" && /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`}`);
-      this.children.set(k, c);
-    }
-    return c;
-  }
-
-  /** A function (or a function's default) is defined here: a plain field, read on every evaluation. */
-  isFunction = false;
-}
+import { type CompiledRule, DocNode } from "./tree.ts";
 
 export interface CompiledPolicy {
   root: DocNode;
 }
 
 export interface CompiledQuery {
-  body: CBody;
+  /** The query's expressions, names resolved and ordered so that variables are bound before use. */
+  body: Body;
   slots: number;
   /** Named query variables and their slots: the bindings of each result. */
   outputs: [string, number][];
@@ -148,6 +77,7 @@ export class Compiler {
     for (const m of modules) {
       let pkgNode = this.root;
       for (const p of m.pkg) pkgNode = pkgNode.child(p);
+      pkgNode.isPackage = true;
       const ctx: ModuleContext = {
         file: m.file,
         pkg: m.pkg,
@@ -172,11 +102,11 @@ export class Compiler {
   compileQuery(body: Body): CompiledQuery {
     const frame = new Frame();
     const scope = new Scope(undefined, frame);
-    const ctx: ModuleContext = { file: "query", pkg: [], roots: new Set(), imports: new Map() };
+    const ctx: ModuleContext = { file: "", pkg: [], roots: new Set(), imports: new Map() };
     const resolved = this.resolveBody(body, scope, ctx);
     const ordered = orderBody(resolved, new Set(), frame.names);
     const outputs = [...scope.vars.entries()].filter(([n]) => !n.startsWith("_"));
-    return { body: compileBody(ordered.body, this.root), slots: frame.names.length, outputs };
+    return { body: ordered.body, slots: frame.names.length, outputs };
   }
 
   /** Attaches a rule to its data-tree node (names inside it are resolved later, once all rules are placed). */
@@ -318,6 +248,12 @@ export class Compiler {
         const key = e.key && this.resolveTerm(e.key, inner, ctx);
         const value = this.resolveTerm(e.value, inner, ctx);
         out = { ...base, type: "every", key, value, domain, body: this.resolveBody(e.body, inner, ctx), firstLocal };
+        break;
+      }
+      case "logic": {
+        const firstLocal = scope.frame.names.length;
+        const operands = e.operands.map((body) => this.resolveBody(body, new Scope(scope, scope.frame), ctx));
+        out = { ...base, type: "logic", op: e.op, operands, firstLocal };
         break;
       }
       case "term":
@@ -555,6 +491,7 @@ function implicitVars(e: Expr, out: Set<string>): void {
       term(e.domain);
       break;
     case "some":
+    case "logic":
       break;
   }
   // A bare name after `as` may be a function replacing another: it declares nothing.
@@ -627,6 +564,9 @@ export function forEachExprVar(e: Expr, f: (v: VarTerm) => void): void {
       forEachVar(e.domain, f);
       forEachBodyVar(e.body, f);
       break;
+    case "logic":
+      for (const body of e.operands) forEachBodyVar(body, f);
+      break;
     case "some":
       break;
   }
@@ -636,8 +576,9 @@ export function forEachExprVar(e: Expr, f: (v: VarTerm) => void): void {
 // ---- whole-tree checks
 
 function markRules(node: DocNode): boolean {
-  let has = node.complete.length > 0 || node.partial.length > 0 || node.functions.length > 0 || node.defaultRule !== undefined;
-  node.isLeaf = has;
+  node.isLeaf = node.complete.length > 0 || node.partial.length > 0 || node.functions.length > 0 || node.defaultRule !== undefined;
+  // A package is a document even with no rules (an empty object), as in OPA.
+  let has = node.isLeaf || node.isPackage;
   for (const [k, c] of node.children) {
     node.childAt[k] = c;
     has = markRules(c) || has;
@@ -651,18 +592,28 @@ function rulesOf(node: DocNode): CompiledRule[] {
   return [...node.complete, ...node.partial, ...node.functions, ...(node.defaultRule ? [node.defaultRule] : [])];
 }
 
-/** Nodes whose rules a data ref (its constant prefix) may evaluate. */
-function dependencies(root: DocNode, path: Value[], out: Set<DocNode>): void {
-  let node = root;
+/** A step of a data ref that is not constant: it may name any child. */
+const ANY = Symbol("any key");
+
+/**
+ * Nodes whose rules a data ref may evaluate: a variable step may name any child, so each is followed with
+ * the rest of the path (`data[x].allow` depends on the `allow` rules under each package, not on all rules).
+ */
+function dependencies(node: DocNode, path: (Value | typeof ANY)[], out: Set<DocNode>): void {
   const addSubtree = (n: DocNode) => {
     if (!n.hasRules) return;
     if (rulesOf(n).length) out.add(n);
     for (const c of n.children.values()) addSubtree(c);
   };
-  for (const key of path) {
+  for (let i = 0; i < path.length; i++) {
     if (node.partial.length) out.add(node);
     if (node.complete.length || node.defaultRule || node.functions.length) {
       out.add(node);
+      return;
+    }
+    const key = path[i]!;
+    if (key === ANY) {
+      for (const child of node.children.values()) dependencies(child, path.slice(i + 1), out);
       return;
     }
     const next = node.children.get(keyOf(key));
@@ -689,13 +640,7 @@ function checkRecursion(root: DocNode): void {
     const visitTerm = (t: Term) => {
       walkTerms(t, (x) => {
         if (x.type === "ref" && x.head.type === "var" && x.head.name === "data" && x.head.slot === undefined) {
-          const prefix: Value[] = [];
-          for (const p of x.path) {
-            const g = groundValue(p);
-            if (g === undefined) break;
-            prefix.push(g);
-          }
-          dependencies(root, prefix, out);
+          dependencies(root, x.path.map((p) => groundValue(p) ?? ANY), out);
         } else if (x.type === "var" && x.name === "data" && x.slot === undefined) dependencies(root, [], out);
         else if (x.type === "call" && x.target?.kind === "function") {
           const f = nodeByFunction.get(x.target.path);
@@ -755,6 +700,9 @@ function walkExprTerms(e: Expr, f: (t: Term) => void): void {
       f(e.value);
       f(e.domain);
       for (const x of e.body) walkExprTerms(x, f);
+      break;
+    case "logic":
+      for (const body of e.operands) for (const x of body) walkExprTerms(x, f);
       break;
     case "some":
       break;

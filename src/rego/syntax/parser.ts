@@ -1,7 +1,7 @@
 import type { Body, Expr, Import, Module, Rule, RuleHead, Term, VarTerm, With } from "./ast.ts";
-import { RegoError, type Location } from "./errors.ts";
-import { type Token, tokenize } from "./lexer.ts";
-import { parseNumber } from "./numbers.ts";
+import { RegoError, type Location } from "../values/errors.ts";
+import { type TemplatePart, type Token, tokenize } from "./lexer.ts";
+import { parseNumber } from "../values/numbers.ts";
 
 const RELATIONS: Record<string, string> = { "==": "equal", "!=": "neq", "<": "lt", "<=": "lte", ">": "gt", ">=": "gte" };
 const ARITH: Record<string, string> = { "+": "plus", "-": "minus" };
@@ -14,7 +14,7 @@ export function parseModule(source: string, file: string): Module {
   return new Parser(source, file).module();
 }
 
-export function parseQuery(source: string, file = "query"): Body {
+export function parseQuery(source: string, file = ""): Body {
   return new Parser(source, file).query();
 }
 
@@ -31,8 +31,13 @@ class Parser {
   private nesting = 0;
   /** While parsing a comprehension head, `|` ends the head instead of being set union. */
   private noOr = false;
+  /** `and` and `or` join expressions (future.keywords.and/or/not or rego.v2 imported). */
+  private logic = false;
 
-  constructor(source: string, private readonly file: string) {
+  constructor(
+    private readonly source: string,
+    private readonly file: string,
+  ) {
     this.tokens = tokenize(source, file);
   }
 
@@ -51,6 +56,10 @@ class Parser {
   }
   private is(text: string, t = this.tok): boolean {
     return (t.kind === "punct" || t.kind === "ident") && t.text === text;
+  }
+  /** The keyword `text`, and not a ref that starts with it (`else.x := 1`). */
+  private keyword(text: string): boolean {
+    return this.is(text) && !this.keywordStartsRef();
   }
   /** The current token continues the expression (no line break, unless inside brackets). */
   private sameLine(): boolean {
@@ -75,6 +84,25 @@ class Parser {
     if (this.tok.kind !== "ident" || KEYWORDS.has(this.tok.text)) this.fail(`expected ${what} but found ${describe(this.tok)}`);
     return this.next();
   }
+  /** Any name, keywords included: what follows a '.' in a ref (`data.foo.if`, `input.in`). */
+  private name(what: string): Token {
+    if (this.tok.kind !== "ident") this.fail(`expected ${what} but found ${describe(this.tok)}`);
+    return this.next();
+  }
+  /** The first name of a ref: a keyword too when a '.' or '[' follows at once (`if.foo := 1`). */
+  private refName(what: string): Token {
+    return this.keywordStartsRef() ? this.next() : this.ident(what);
+  }
+  private keywordStartsRef(): boolean {
+    return KEYWORDS.has(this.tok.text) && this.startsRef();
+  }
+  /** A name directly followed by '.' or '[': the head of a ref, whatever the name (`true.x`, `if.y`). */
+  private startsRef(): boolean {
+    const t = this.tok;
+    if (t.kind !== "ident") return false;
+    const after = this.peek();
+    return (after.text === "." || after.text === "[") && after.kind === "punct" && !after.nl && after.loc.row === t.loc.row && after.loc.col === t.loc.col + t.text.length;
+  }
 
   // ---- module level
 
@@ -83,12 +111,16 @@ class Parser {
     this.next();
     const pkg = this.packagePath();
     const imports: Import[] = [];
-    while (this.is("import")) imports.push(this.importDecl());
+    while (this.keyword("import")) imports.push(this.importDecl());
+    this.logic = imports.some((i) => {
+      const path = i.path.map((t) => (t.type === "value" ? t.value : undefined));
+      return (i.root === "rego" && path[0] === "v2") || (i.root === "future" && path[0] === "keywords" && (path.length === 1 || ["and", "or", "not"].includes(path[1] as string)));
+    });
     const rules: Rule[] = [];
     while (this.tok.kind !== "eof") {
-      if (this.is("import")) this.fail("imports must come before rules");
-      if (this.is("package")) this.fail("a module has exactly one package declaration");
-      if (this.is("else")) this.fail("'else' must follow a rule body");
+      if (this.keyword("import")) this.fail("imports must come before rules");
+      if (this.keyword("package")) this.fail("a module has exactly one package declaration");
+      if (this.keyword("else")) this.fail("'else' must follow a rule body");
       if (!this.tok.nl && rules.length > 0) this.fail(`unexpected ${describe(this.tok)}: a rule must start on a new line`);
       rules.push(this.rule());
     }
@@ -96,11 +128,11 @@ class Parser {
   }
 
   private packagePath(): string[] {
-    const path = [this.ident("package name").text];
+    const path = [this.refName("package name").text];
     for (;;) {
       if (this.is(".") && !this.tok.nl) {
         this.next();
-        path.push(this.ident("package name").text);
+        path.push(this.name("package name").text);
       } else if (this.is("[") && !this.tok.nl) {
         this.next();
         if (this.tok.kind !== "string") this.fail("package path elements must be strings");
@@ -120,8 +152,7 @@ class Parser {
     for (;;) {
       if (this.is(".") && !this.tok.nl) {
         this.next();
-        const t = this.next();
-        if (t.kind !== "ident") this.fail("expected a name after '.'", t.loc);
+        const t = this.name("a name after '.'");
         path.push({ type: "value", value: t.text, loc: t.loc });
       } else if (this.is("[") && !this.tok.nl) {
         this.next();
@@ -141,7 +172,7 @@ class Parser {
 
   private rule(): Rule {
     const loc = this.tok.loc;
-    const isDefault = this.accept("default");
+    const isDefault = this.keyword("default") && !!this.next();
     const ref = this.headRef();
     let args: Term[] | undefined;
     if (this.is("(") && !this.tok.nl) {
@@ -174,8 +205,8 @@ class Parser {
       this.fail(`rule '${refText(ref)}' needs a value (':='), 'contains' or a body ('if')`, loc);
     }
     const elses: Rule["elses"] = [];
-    while (this.is("else")) {
-      if (head.multi || (head.ref.length > 1 && !args)) this.fail("'else' is only allowed on complete rules and functions");
+    while (this.keyword("else")) {
+      if (head.multi || head.ref.slice(1).some((t) => t.type !== "value")) this.fail("'else' is only allowed on complete rules and functions");
       const elseLoc = this.next().loc;
       let value: Term | undefined;
       if (this.accept(":=") || this.accept("=")) value = this.infix(false);
@@ -190,12 +221,12 @@ class Parser {
   }
 
   private headRef(): Term[] {
-    const first = this.ident("rule name");
+    const first = this.refName("rule name");
     const ref: Term[] = [{ type: "var", name: first.text, loc: first.loc }];
     for (;;) {
       if (this.is(".") && !this.tok.nl) {
         this.next();
-        const t = this.ident("rule name");
+        const t = this.name("rule name");
         ref.push({ type: "value", value: t.text, loc: t.loc });
       } else if (this.is("[") && !this.tok.nl) {
         this.next();
@@ -208,8 +239,22 @@ class Parser {
   }
 
   private ruleBody(): Body {
-    if (this.is("{")) return this.block();
-    return [this.literal()];
+    if (!this.is("{")) return [this.literal()];
+    // `if {` opens a block, unless what follows is no body: then it is a one-literal body that starts with
+    // an object or set term (`if {x: i | ...}`), as OPA reads it.
+    const saved = { pos: this.pos, depth: this.bracketDepth, noOr: this.noOr, nesting: this.nesting };
+    try {
+      return this.block();
+    } catch (error) {
+      if (!(error instanceof RegoError)) throw error;
+      const blockError = error;
+      Object.assign(this, saved);
+      try {
+        return [this.literal()];
+      } catch {
+        throw blockError;
+      }
+    }
   }
 
   private block(): Body {
@@ -255,12 +300,79 @@ class Parser {
   // ---- literals
 
   private literal(): Expr {
+    if (!this.logic) return this.simpleLiteral(true);
+    // `with` binds looser than `and`/`or`: after the last operand it modifies the whole expression.
+    return this.withModifiers(this.logicOr(false));
+  }
+
+  private withModifiers(expr: Expr): Expr {
+    while (this.keyword("with")) expr.with.push(this.withModifier());
+    return expr;
+  }
+
+  // `or` binds loosest, then `and`, then `not`; an operand is an expression, `( ... )` or a block `{ ... }`.
+  private logicOr(inLogic: boolean): Expr {
+    const loc = this.tok.loc;
+    const operands = [this.logicAnd(inLogic)];
+    while (this.keyword("or") && this.sameLine()) {
+      this.next();
+      operands.push(this.logicAnd(true));
+    }
+    return operands.length === 1 ? operands[0]! : logicExpr("or", operands.map((e) => [e]), loc);
+  }
+
+  private logicAnd(inLogic: boolean): Expr {
+    const loc = this.tok.loc;
+    const first = this.logicUnary(inLogic);
+    const operands = [first];
+    while (this.keyword("and") && this.sameLine()) {
+      this.next();
+      operands.push(this.logicUnary(true));
+    }
+    return operands.length === 1 ? first : logicExpr("and", operands.map((e) => [e]), loc);
+  }
+
+  private logicUnary(inLogic: boolean): Expr {
+    const loc = this.tok.loc;
+    if (this.keyword("not") && (this.is("{", this.peek()) || this.is("(", this.peek()))) {
+      this.next();
+      const inner = this.logicUnary(true);
+      if (inner.type !== "logic" && !inner.negated) return { ...inner, negated: true };
+      return { ...logicExpr("and", [[inner]], loc), negated: true };
+    }
+    if (this.is("{") || this.is("(")) {
+      const saved = { pos: this.pos, depth: this.bracketDepth, noOr: this.noOr, nesting: this.nesting };
+      const restore = () => Object.assign(this, saved);
+      try {
+        let operand: Expr;
+        if (this.is("{")) operand = logicExpr("and", [this.block()], loc);
+        else {
+          this.next();
+          this.bracketDepth++;
+          operand = this.withModifiers(this.logicOr(true));
+          this.bracketDepth--;
+          this.expect(")");
+          // A group of one plain expression is a parenthesised term after all (`(1 + 2) * 3 == x`).
+          if (operand.type !== "logic" && !operand.with.length) throw new RegoError("rego_parse_error", "a plain parenthesised term", loc);
+          return operand;
+        }
+        // A block stands alone only beside `and`/`or`/`not`; otherwise it was a term (`{1, 2} == s`).
+        if (inLogic || ((this.keyword("and") || this.keyword("or")) && this.sameLine())) return operand;
+      } catch (error) {
+        if (!(error instanceof RegoError)) throw error;
+      }
+      restore();
+    }
+    return this.simpleLiteral(false);
+  }
+
+  private simpleLiteral(takeWith: boolean): Expr {
     const loc = this.tok.loc;
     let expr: Expr;
-    if (this.is("some")) expr = this.some();
+    if (this.keyword("some")) expr = this.some();
     else {
-      const negated = this.accept("not");
-      if (this.is("every")) {
+      const negated = this.keyword("not") && !!this.next();
+      if (this.keyword("every")) {
         if (negated) this.fail("'not every' is not supported; negate the body instead");
         expr = this.every();
       } else {
@@ -272,8 +384,7 @@ class Parser {
         } else expr = { type: "term", term: left, negated, with: [], loc };
       }
     }
-    while (this.is("with")) expr.with.push(this.withModifier());
-    return expr;
+    return takeWith ? this.withModifiers(expr) : expr;
   }
 
   private withModifier(): With {
@@ -408,12 +519,16 @@ class Parser {
       case "string":
         this.next();
         return { type: "value", value: t.text, loc };
+      case "template":
+        this.next();
+        return this.template(t.parts!, loc);
       case "ident":
         // `contains` is also a built-in function: a keyword only where a call cannot be.
-        if (KEYWORDS.has(t.text) && !(t.text === "contains" && this.is("(", this.peek()))) this.fail(`unexpected keyword '${t.text}'`);
+        if (KEYWORDS.has(t.text) && !(t.text === "contains" && this.is("(", this.peek())) && !this.keywordStartsRef()) this.fail(`unexpected keyword '${t.text}'`);
+        const named = this.startsRef();
         this.next();
-        if (t.text === "true" || t.text === "false") return { type: "value", value: t.text === "true", loc };
-        if (t.text === "null") return { type: "value", value: null, loc };
+        if (!named && (t.text === "true" || t.text === "false")) return { type: "value", value: t.text === "true", loc };
+        if (!named && t.text === "null") return { type: "value", value: null, loc };
         return { type: "var", name: t.text, loc };
       case "eof":
         this.fail("unexpected end of input");
@@ -437,6 +552,26 @@ class Parser {
     if (t.text === "[") return this.arrayTerm();
     if (t.text === "{") return this.braceTerm();
     this.fail(`unexpected ${describe(t)}`);
+  }
+
+  /**
+   * A template string as OPA compiles it: `internal.template_string([parts...])`, each `{expression}` a set
+   * comprehension of its values (`{v | v := expression}`), so an undefined one prints `<undefined>`.
+   */
+  private template(parts: TemplatePart[], loc: Location): Term {
+    const items = parts.map((part): Term => {
+      if (typeof part === "string") return { type: "value", value: part, loc };
+      // Parsed where it stands in the module, so errors and locations point into the template.
+      const before = this.source.slice(0, part.at);
+      const line = before.lastIndexOf("\n");
+      const padding = "\n".repeat(before.split("\n").length - 1) + " ".repeat(part.at - line - 1);
+      const body = new Parser(padding + part.source, this.file).query();
+      const expr = body[0]!;
+      if (body.length !== 1 || expr.type !== "term" || expr.negated) this.fail("a template expression must be one term", loc);
+      const v: VarTerm = { type: "var", name: "$value", loc: expr.loc };
+      return { type: "setcomp", head: v, body: [{ type: "assign", left: v, right: expr.term, negated: false, with: expr.with, loc: expr.loc }], loc: expr.loc };
+    });
+    return call("internal.template_string", [{ type: "array", items, loc }], loc);
   }
 
   private arrayTerm(): Term {
@@ -515,6 +650,8 @@ function number(text: string, loc: Location) {
   if (n === undefined) throw new RegoError("rego_parse_error", `invalid number '${text}'`, loc);
   return n;
 }
+
+const logicExpr = (op: "and" | "or", operands: Body[], loc: Location): Expr => ({ type: "logic", op, operands, negated: false, with: [], loc });
 
 const call = (name: string, args: Term[], loc: Location): Term => ({
   type: "call",

@@ -1,20 +1,10 @@
-import type { RefTerm } from "./ast.ts";
-import type { DocNode } from "./compiler.ts";
+import type { RefTerm } from "../syntax/ast.ts";
+import type { DocNode } from "../plan/tree.ts";
 import { bind, type Run, type Vals, type VK } from "./evaluator.ts";
-import { docValue, walkDoc } from "./rules.ts";
-import { CLOSURE, compileMatch, compileTerm, type CTerm, cterm, DATA, fetch, never, type One, operand, PATH, patternTest, RULE, union, unsafe, type Walk, withGeneral } from "./terms.ts";
-import { iterate, keyOf, lookup, type Value } from "./values.ts";
-
-/** A ref path for walking the data tree: which steps are ground now, and the walk from each step on. */
-export interface DocPath {
-  /** Per step: the constant key, or undefined when `slots` names the variable holding it (or neither). */
-  readonly keys: (Value | undefined)[];
-  readonly constant: boolean[];
-  /** Per step: the slot of a variable step, -1 otherwise. */
-  readonly slots: number[];
-  /** walks[i] walks a value from step i to the end. */
-  readonly walks: Walk[];
-}
+import type { CTerm, DocPath, One, Walk } from "./closures.ts";
+import { late } from "./late.ts";
+import { CLOSURE, cterm, DATA, fetch, never, operand, PATH, patternTest, RULE, union, unsafe, withGeneral } from "./operands.ts";
+import { iterate, keyOf, lookup, type Value } from "../values/values.ts";
 
 /**
  * A ref compiled into closures: below a variable or `input` it looks its value up step by step; a data ref
@@ -22,7 +12,7 @@ export interface DocPath {
  * of rules. Steps that iterate (unbound variables, patterns) take the continuation-passing walk.
  */
 export function reference(t: RefTerm, root: DocNode): CTerm {
-  const path = t.path.map((p) => compileTerm(p, root));
+  const path = t.path.map((p) => late.compileTerm(p, root));
   // The walks serve only refs that iterate (or a data ref under `with`): built on first use.
   let built: Walk[] | undefined;
   const walks = (i: number) => (built ??= walkers(path, root))[i]!;
@@ -30,7 +20,7 @@ export function reference(t: RefTerm, root: DocNode): CTerm {
   // Each step is a key once its own term is direct (a constant, a bound variable, a call, a ref...).
   const pathNeeds = head.type === "var" ? union(path) : false;
   if (head.type !== "var") {
-    const h = compileTerm(head, root);
+    const h = late.compileTerm(head, root);
     return cterm(t, false, never, (run, vals, k) => h.each(run, vals, (v) => walks(0)(run, vals, v, k)), operand(CLOSURE, never));
   }
   const rest = pathNeeds === false ? undefined : lookups(path);
@@ -68,7 +58,7 @@ export function reference(t: RefTerm, root: DocNode): CTerm {
   // or by walking the tree (under `with data...`, or through partial rules).
   let doc: DocPath | undefined;
   const link = linkRef(t, root);
-  const walkTree = (run: Run, vals: Vals, k: VK) => walkDoc(run, run.tree, run.ctx.data, (doc ??= docPath(path, root)), 0, vals, k);
+  const walkTree = (run: Run, vals: Vals, k: VK) => late.walkDoc(run, run.tree, run.ctx.data, (doc ??= docPath(path, root)), 0, vals, k);
   if (link === "data") {
     const one: One = (run, vals) => rest!(run, vals, run.ctx.data, 0);
     return withGeneral(
@@ -88,7 +78,7 @@ export function reference(t: RefTerm, root: DocNode): CTerm {
   const { node, depth } = link;
   const one: One = (run, vals) => {
     if (run.ctx.overridden) return viaTree(run, vals);
-    const v = docValue(run, node, undefined);
+    const v = late.docValue(run, node, undefined);
     return v === undefined ? undefined : rest!(run, vals, v, depth);
   };
   return withGeneral(
@@ -97,7 +87,7 @@ export function reference(t: RefTerm, root: DocNode): CTerm {
     one,
     (run, vals, k) => {
       if (run.ctx.overridden) return walkTree(run, vals, k);
-      const v = docValue(run, node, undefined);
+      const v = late.docValue(run, node, undefined);
       return v === undefined ? false : walks(depth)(run, vals, v, k);
     },
     constantKeys ? operand(RULE, one, undefined, -1, constantKeys.slice(depth), node) : undefined,
@@ -177,7 +167,7 @@ function walkStep(p: CTerm, next: Walk, root: DocNode): Walk {
     };
   }
   const isPattern = patternTest(t);
-  const match = compileMatch(t, root);
+  const match = late.compileMatch(t, root);
   return (run, vals, v, k) => {
     if (isPattern(vals)) return iterate(v, (kv, x) => match(run, vals, kv, () => next(run, vals, x, k)));
     return p.each(run, vals, (key) => {
