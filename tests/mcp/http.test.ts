@@ -35,7 +35,7 @@ test("/mcp is the default server and /mcp/<name> each named one", async () => {
 
   const fixture = await connect("/mcp/fixture");
   const { tools } = await fixture.listTools();
-  expect(tools.map((t) => t.name)).toEqual(["add", "whoami", "explode", "divide", "misreport", "count_down"]);
+  expect(tools.map((t) => t.name)).toEqual(["add", "whoami", "explode", "divide", "misreport", "bump", "wait_for_release", "count_down"]);
   expect(tools[0]!.inputSchema).toMatchObject({ type: "object", required: ["a", "b"], properties: { a: { type: "integer" } } });
 });
 
@@ -79,7 +79,7 @@ test("resource templates are listed, their resources listed and read, and their 
     { uriTemplate: "fixture://words/{word}", name: "word", description: "A word and its length.", mimeType: "application/json" },
   ]);
   const { resources } = await fixture.listResources();
-  expect(resources.map((r) => r.uri)).toEqual(["fixture://greeting", "fixture://words/apple", "fixture://words/apricot", "fixture://words/banana"]);
+  expect(resources.map((r) => r.uri)).toEqual(["fixture://greeting", "fixture://counter", "fixture://words/apple", "fixture://words/apricot", "fixture://words/banana"]);
   expect((await fixture.readResource({ uri: "fixture://words/banana" })).contents).toEqual([
     { uri: "fixture://words/banana", mimeType: "application/json", text: '{"word":"banana","length":6}' },
   ]);
@@ -89,6 +89,8 @@ test("resource templates are listed, their resources listed and read, and their 
   expect(completed.completion).toEqual({ values: ["apple", "apricot"], total: 2, hasMore: false });
   const mood = await fixture.complete({ ref: { type: "ref/prompt", name: "greet" }, argument: { name: "mood", value: "w" } });
   expect(mood.completion.values).toEqual(["warm", "wry"]);
+  const unknown = await fixture.complete({ ref: { type: "ref/prompt", name: "nope" }, argument: { name: "mood", value: "" } }).catch((e) => e);
+  expect(unknown.code).toBe(-32602);
 });
 
 test("a tool's log lines reach a client at or above the level it set", async () => {
