@@ -18,7 +18,7 @@ export interface ToolContext {
    * the tool is reached another way (an A2A task). State kept per session ends with `McpServerSpec.onSessionEnd`.
    */
   session?: string;
-  /** Sends an MCP log notification to the client, at or above the level it set; a no-op elsewhere. */
+  /** Sends an MCP log notification to the client, at or above the level it set (info until it sets one); a no-op elsewhere. */
   log?(level: LoggingLevel, data: unknown): Promise<void>;
 }
 

@@ -97,9 +97,10 @@ function createMcpServer(spec: McpServerSpec, log: Logger): { server: Server; sc
     subscriptions.clear();
     spec.endSession(session, (error) => toolLog.error("session cleanup failed", { error }));
   };
-  // Log notifications go out only once the client has asked for them, at its level or above.
-  let logLevel: number | undefined;
+  // Log notifications go out at the level the client set, or above; until it sets one, at info and above (the
+  // spec leaves that choice to the server: debug chatter is for a client that asks for it).
   const severity = (level: LoggingLevel) => LoggingLevelSchema.options.indexOf(level);
+  let logLevel = severity("info");
   handle(SetLevelRequestSchema, ({ params }) => {
     logLevel = severity(params.level);
     return {};
@@ -133,7 +134,7 @@ function createMcpServer(spec: McpServerSpec, log: Logger): { server: Server; sc
         },
         // On the call's own stream, so a client reads them in order with its progress and result.
         log: async (level, data) => {
-          if (logLevel === undefined || severity(level) < logLevel || extra.signal.aborted) return;
+          if (severity(level) < logLevel || extra.signal.aborted) return;
           await extra.sendNotification({ method: "notifications/message", params: { level, logger: tool.name, data } });
         },
       };
@@ -228,15 +229,14 @@ function createMcpServer(spec: McpServerSpec, log: Logger): { server: Server; sc
     handle(GetPromptRequestSchema, async ({ params }, extra) => {
       const prompt = spec.prompts.get(params.name);
       if (!prompt) throw new ProtocolError(ErrorCode.InvalidParams, `Unknown prompt: ${params.name}`);
-      let args;
       try {
-        args = checked(prompt.arguments, params.arguments ?? {}, `prompt ${prompt.name}`);
+        return await prompt.get(checked(prompt.arguments, params.arguments ?? {}, `prompt ${prompt.name}`), contextOf(extra));
       } catch (error) {
-        // A prompt has no result to carry an error in: bad arguments are invalid params.
+        // A prompt has no result to carry an error in: arguments refused by its schema or by the prompt itself
+        // (a name that does not exist) are invalid params.
         if (error instanceof InvalidArguments) throw new ProtocolError(ErrorCode.InvalidParams, error.message);
         throw error;
       }
-      return prompt.get(args, contextOf(extra));
     });
   }
 
