@@ -98,6 +98,10 @@ export const ConfigSchema = Type.Object(
       /** The base URL other agents reach this one at; empty: http://<host>:<port> of the listener. */
       public_url: Type.String({ default: "", pattern: "^(https?://.+)?$" }),
       spiffe_id: Type.String({ minLength: 1, default: "spiffe://platform.local/platform", pattern: "^spiffe://" }),
+      /** The skill (task type) a message naming none runs; empty: such a message is refused, naming the skills. */
+      default_skill: Type.String({ default: "" }),
+      /** Skills the public card lists; empty lists all. Set, the full list is the extended card, for authenticated callers. */
+      public_skills: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
     }),
     vault: Section({
       /** Directory of the key files, apart from the database; empty means `<data_dir>/vault-keys`. */

@@ -26,9 +26,20 @@ export const a2aCapability: CapabilityFactory = (runtime) => {
   const security = securityOf(runtime);
   const taskManager = new TaskManager({ actors, db: database.db, log: a2aLog });
   const capabilities: Capability[] = [];
+  const { public_url: publicUrl, default_skill: defaultSkill, public_skills: publicSkills } = config.a2a;
+  const listed = (c: Capability) => !publicSkills.length || publicSkills.includes(c.name);
   const cards = new Map<string, AgentCard>();
+  const extendedCards = new Map<string, AgentCard>();
   const server = new A2AServer({
-    agentCard: (origin) => cardFor(config, config.a2a.public_url || origin, capabilities, cards),
+    agentCard: (origin) => cardFor(config, publicUrl || origin, () => capabilities.filter(listed), cards),
+    // With public skills chosen, authenticated callers see the rest in the extended card.
+    extendedCard: publicSkills.length ? (origin) => cardFor(config, publicUrl || origin, () => capabilities, extendedCards) : undefined,
+    // A request forwarded by the mTLS front was made over https, to the front's port (the Host the client sent).
+    publicOrigin: (request) => {
+      const origin = new URL(request.url).origin;
+      return security.overTls(request) ? origin.replace(/^http:/, "https:") : origin;
+    },
+    defaultTaskType: defaultSkill || undefined,
     taskManager,
     authzEnforcer: security.enforcer,
     identify: security.identify,
@@ -47,6 +58,8 @@ export const a2aCapability: CapabilityFactory = (runtime) => {
         server.registerTaskHandler(type, toolHandler(tool, a2aLog.child({ taskType: type })), { capability: type });
         capabilities.push(new Capability({ name: type, description: tool.description, parameters: tool.input as Record<string, unknown> }));
       }
+      const unknown = [defaultSkill, ...publicSkills].filter((skill) => skill && !server.handlers.get(skill));
+      if (unknown.length) throw new Error(`a2a.default_skill and a2a.public_skills name skills this agent does not have: ${unknown.join(", ")}; it has: ${server.handlers.types().join(", ")}`);
       server.recoverInterrupted();
     },
   };
@@ -62,7 +75,8 @@ const rpcCodeOf: Record<FailureKind, number> = {
   INTERNAL: RpcCode.InternalError,
 };
 
-function cardFor(config: Config, url: string, capabilities: Capability[], cards: Map<string, AgentCard>): AgentCard {
+/** The card for `url`, made once (the skills are known by the first request: they are read at start). */
+function cardFor(config: Config, url: string, capabilities: () => Capability[], cards: Map<string, AgentCard>): AgentCard {
   let card = cards.get(url);
   if (!card) {
     card = AgentCard.fromConfig({
@@ -70,7 +84,7 @@ function cardFor(config: Config, url: string, capabilities: Capability[], cards:
       description: "One runtime hosting agents' tools: each hosted MCP tool runs as an A2A task.",
       url,
       spiffeId: config.a2a.spiffe_id,
-      capabilities,
+      capabilities: capabilities(),
     });
     cards.set(url, card);
   }

@@ -10,7 +10,7 @@ import type { AgentCard } from "./card.ts";
 import { RpcCode, TaskNotFoundError, UnauthorizedError } from "./errors.ts";
 import { TaskHandlers, type TaskHandler, type TaskHandlerOptions } from "./handlers.ts";
 import { buildMethods, type ActionContext } from "./methods.ts";
-import { cardTo } from "./protocol.ts";
+import { cardTo, cardTo03, requestedVersion, type ProtocolVersion } from "./protocol.ts";
 import { handleRpc, rpcErrorResponse } from "./rpc.ts";
 import { TaskManager } from "./service.ts";
 import { lastEventRevision, nativeFrame, taskEventStream } from "./stream.ts";
@@ -18,6 +18,13 @@ import { lastEventRevision, nativeFrame, taskEventStream } from "./stream.ts";
 export interface A2AServerOptions {
   /** The card, or a function of the origin a request came to (for a server that learns its URL only then). */
   agentCard: AgentCard | ((origin: string) => AgentCard);
+  /** The extended card authenticated callers may read (GetExtendedAgentCard); none by default. */
+  extendedCard?: AgentCard | ((origin: string) => AgentCard);
+  /**
+   * The origin a request was made to, as the client sees it; by default the request URL's. A front that ends TLS
+   * before the request reaches this server says `https` here, so the card names the URL the client can use.
+   */
+  publicOrigin?: (request: Request) => string;
   taskManager?: TaskManager;
   authzEnforcer?: AuthzEnforcer;
   enableCors?: boolean;
@@ -62,8 +69,22 @@ export class A2AServer {
   }
 
   agentCardFor(request: Request): AgentCard {
-    const card = this.#options.agentCard;
-    return typeof card === "function" ? card(new URL(request.url).origin) : card;
+    return this.#cardAt(this.#options.agentCard, request)!;
+  }
+
+  /** The public card in a protocol version's shape, for the origin `request` was made to. */
+  cardFor(request: Request, version: ProtocolVersion): Record<string, unknown> {
+    return this.#shaped(this.agentCardFor(request), version);
+  }
+
+  #shaped(card: AgentCard, version: ProtocolVersion) {
+    const v1 = cardTo(card, `${card.url.replace(/\/+$/, "")}/rpc`, { extended: this.#options.extendedCard !== undefined });
+    return version === "1.0" ? v1 : cardTo03(v1);
+  }
+
+  #cardAt(card: AgentCard | ((origin: string) => AgentCard) | undefined, request: Request): AgentCard | undefined {
+    const origin = this.#options.publicOrigin?.(request) ?? new URL(request.url).origin;
+    return typeof card === "function" ? card(origin) : card;
   }
 
   registerTaskHandler(type: string, handler: TaskHandler, options: TaskHandlerOptions = {}): this {
@@ -131,6 +152,10 @@ export class A2AServer {
       handlers: this.handlers,
       authorize: (callerId, action, context) => this.#authorize(callerId, action, context),
       defaultTaskType: this.#options.defaultTaskType,
+      extendedCard: (version, call) => {
+        const card = this.#cardAt(this.#options.extendedCard, call.request);
+        return card && this.#shaped(card, version);
+      },
     });
     const log = this.#log;
     const callerOf = (request: Request) => identify?.(request);
@@ -146,10 +171,14 @@ export class A2AServer {
         .options("/rpc", () => new Response(null, { status: 204, headers: corsHeaders }))
         .options("/tasks/:id/stream", () => new Response(null, { status: 204, headers: corsHeaders }));
     return plugin
-      .get("/.well-known/agent.json", ({ request }) => this.agentCardFor(request).toDict())
-      .get("/.well-known/agent-card.json", ({ request }) => {
-        const card = this.agentCardFor(request);
-        return cardTo(card, `${card.url.replace(/\/+$/, "")}/rpc`);
+      // The native card, unless a client names an A2A version; the A2A cards vary with the version asked for.
+      .get("/.well-known/agent.json", ({ request, set }) => {
+        set.headers.vary = "A2A-Version";
+        return request.headers.has("a2a-version") ? this.cardFor(request, requestedVersion(request)) : this.agentCardFor(request).toDict();
+      })
+      .get("/.well-known/agent-card.json", ({ request, set }) => {
+        set.headers.vary = "A2A-Version";
+        return this.cardFor(request, requestedVersion(request));
       })
       .post(
         "/rpc",

@@ -6,7 +6,7 @@ import type { Static, TSchema } from "@sinclair/typebox";
 import { Type } from "@sinclair/typebox";
 import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
 import { encoder, taskEventStream } from "./stream.ts";
-import { invalidParams, RpcCode, RpcError, TaskNotFoundError, UnsupportedTaskTypeError } from "./errors.ts";
+import { invalidParams, RpcCode, RpcError, TaskNotFoundError, UnauthorizedError, UnsupportedTaskTypeError, unsupportedOperation } from "./errors.ts";
 import type { TaskHandlers } from "./handlers.ts";
 import { SendParams, TaskIdParams, TaskStates, type TaskMessage } from "./model.ts";
 import { messageFrom, nativeStateOfV1, payloadOf, streamResultsTo, taskTo, type ProtocolVersion } from "./protocol.ts";
@@ -29,6 +29,8 @@ export interface MethodDeps {
   authorize(callerId: string | undefined, action: string, context: ActionContext): Promise<void>;
   /** Task type for an A2A message that names none in `metadata.taskType`. */
   defaultTaskType?: string;
+  /** The extended agent card in each version's shape, if the agent has one (for authenticated callers only). */
+  extendedCard?: (version: ProtocolVersion, call: CallContext) => unknown;
 }
 
 // Compiled once per schema: params are checked on every call.
@@ -63,7 +65,7 @@ export function buildMethods(deps: MethodDeps): Map<string, Method> {
   ): Promise<Task> {
     await authorize(call.callerId, "task.send", { method, taskType: input.type, metadata: input.metadata });
     if (!handlers.get(input.type)) throw new UnsupportedTaskTypeError(input.type, handlers.types());
-    const task = manager.createTask(input, { started: true });
+    const task = manager.createTask({ ...input, owner: call.callerId }, { started: true });
     const ran = handlers.run(manager, task, call.callerId);
     if (!blocking || call.notification) return manager.getTask(task.id)!;
     return (await ran) ?? manager.getTask(task.id)!;
@@ -108,7 +110,11 @@ export function buildMethods(deps: MethodDeps): Map<string, Method> {
     if (typeof raw.taskId === "string" && raw.taskId)
       throw new RpcError(RpcCode.UnsupportedTaskType, "Continuing an existing task with a new message is not supported; send a new task");
     const type = p.metadata?.taskType ?? message.metadata?.taskType ?? deps.defaultTaskType;
-    if (typeof type !== "string" || !type) throw invalidParams("Invalid params at /metadata/taskType: name the task type to run");
+    if (typeof type !== "string" || !type)
+      throw invalidParams(`Invalid params at /metadata/taskType: name one of this agent's skills (${handlers.types().join(", ")}); it has no default skill`, {
+        path: "/metadata/taskType",
+        skills: handlers.types(),
+      });
     const contextId = typeof raw.contextId === "string" && raw.contextId ? raw.contextId : undefined;
     const blocking = version === "1.0" ? p.configuration?.returnImmediately !== true : p.configuration?.blocking !== false;
     const historyLength = typeof p.configuration?.historyLength === "number" ? p.configuration.historyLength : undefined;
@@ -131,7 +137,7 @@ export function buildMethods(deps: MethodDeps): Map<string, Method> {
       ),
     );
 
-  function a2a(version: ProtocolVersion, names: { send: string; stream: string; get: string; cancel: string; subscribe: string }) {
+  function a2a(version: ProtocolVersion, names: { send: string; stream: string; get: string; cancel: string; subscribe: string; extendedCard: string }) {
     const methods: Record<string, Method> = {
       [names.send]: {
         async run(params, call) {
@@ -165,8 +171,18 @@ export function buildMethods(deps: MethodDeps): Map<string, Method> {
         streaming: true,
         async run(params, call) {
           const { id } = parse(Type.Object({ id: Type.String({ minLength: 1 }) }), params);
-          await existing(id, "task.status", names.subscribe, call);
+          const task = await existing(id, "task.status", names.subscribe, call);
+          if (task.isTerminal()) throw unsupportedOperation(`Task ${id} is ${task.state}: a final task has no updates to subscribe to; read it with ${names.get}`, { id, state: task.state });
           return streamOf(version, id, call);
+        },
+      },
+      [names.extendedCard]: {
+        async run(_params, call) {
+          const card = deps.extendedCard?.(version, call);
+          if (card === undefined) throw new RpcError(RpcCode.ExtendedCardNotConfigured, "This agent has no extended agent card", {});
+          if (!call.callerId) throw new UnauthorizedError(names.extendedCard, "the extended agent card is for authenticated callers only");
+          await authorize(call.callerId, "agent-card:read", { method: names.extendedCard });
+          return card;
         },
       },
     };
@@ -174,8 +190,10 @@ export function buildMethods(deps: MethodDeps): Map<string, Method> {
   }
 
   const ListParams = Type.Object({
+    tenant: Type.Optional(Type.String()),
     contextId: Type.Optional(Type.String()),
     status: Type.Optional(Type.String()),
+    statusTimestampAfter: Type.Optional(Type.String()),
     pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
     pageToken: Type.Optional(Type.String()),
     historyLength: Type.Optional(Type.Integer({ minimum: 0 })),
@@ -185,11 +203,15 @@ export function buildMethods(deps: MethodDeps): Map<string, Method> {
     async run(params, call) {
       const p = parse(ListParams, params);
       await authorize(call.callerId, "task.list", { method: "ListTasks" });
-      const state = p.status ? (nativeStateOfV1[p.status] ?? (TaskStates.includes(p.status as never) ? p.status : undefined)) : undefined;
-      if (p.status && !state) throw invalidParams(`Invalid params at /status: unknown task state ${p.status}`);
-      const all = manager.listTasks(state as never, undefined, { contextId: p.contextId || undefined });
+      const unfiltered = !p.status || p.status === "TASK_STATE_UNSPECIFIED";
+      const state = unfiltered ? undefined : (nativeStateOfV1[p.status!] ?? (TaskStates.includes(p.status as never) ? p.status : undefined));
+      if (!unfiltered && !state) throw invalidParams(`Invalid params at /status: unknown task state ${p.status}`, { path: "/status" });
+      const after = p.statusTimestampAfter ? new Date(p.statusTimestampAfter) : undefined;
+      if (after && Number.isNaN(after.getTime())) throw invalidParams("Invalid params at /statusTimestampAfter: an ISO 8601 timestamp", { path: "/statusTimestampAfter" });
+      // A caller sees its own tasks: those it sent with the identity it has now (unidentified callers share theirs).
+      const all = manager.listTasks(state as never, undefined, { contextId: p.contextId || undefined, owner: call.callerId ?? null, updatedAfter: after });
       const offset = p.pageToken ? Number(p.pageToken) : 0;
-      if (!Number.isSafeInteger(offset) || offset < 0) throw invalidParams("Invalid params at /pageToken: not a token this server gave");
+      if (!Number.isSafeInteger(offset) || offset < 0) throw invalidParams("Invalid params at /pageToken: not a token this server gave", { path: "/pageToken" });
       const pageSize = p.pageSize ?? 50;
       const page = all.slice(offset, offset + pageSize).map((t) => {
         const task = taskTo("1.0", t, p.historyLength);
@@ -203,9 +225,16 @@ export function buildMethods(deps: MethodDeps): Map<string, Method> {
   return new Map(
     Object.entries({
       ...native,
-      ...a2a("1.0", { send: "SendMessage", stream: "SendStreamingMessage", get: "GetTask", cancel: "CancelTask", subscribe: "SubscribeToTask" }),
+      ...a2a("1.0", { send: "SendMessage", stream: "SendStreamingMessage", get: "GetTask", cancel: "CancelTask", subscribe: "SubscribeToTask", extendedCard: "GetExtendedAgentCard" }),
       ListTasks: listTasks,
-      ...a2a("0.3", { send: "message/send", stream: "message/stream", get: "tasks/get", cancel: "tasks/cancel", subscribe: "tasks/resubscribe" }),
+      ...a2a("0.3", {
+        send: "message/send",
+        stream: "message/stream",
+        get: "tasks/get",
+        cancel: "tasks/cancel",
+        subscribe: "tasks/resubscribe",
+        extendedCard: "agent/getAuthenticatedExtendedCard",
+      }),
     }),
   );
 }

@@ -1,10 +1,10 @@
 /** Queries on the `a2a_tasks` table. Each takes the database or the transaction it should run in. */
-import { and, count, desc, eq, inArray, lte, sql, type SQL } from "drizzle-orm";
+import { and, count, desc, eq, gt, inArray, isNull, lte, sql, type SQL } from "drizzle-orm";
 import type { Db, DbOrTx } from "../db/client.ts";
 import { a2aTasks, type A2aTaskRow } from "../db/schema.ts";
 import type { TaskState } from "./model.ts";
 
-const columns = ["id", "type", "state", "contextId", "payload", "messages", "artifacts", "result", "error", "metadata", "revision", "createdAt", "updatedAt"] as const;
+const columns = ["id", "type", "state", "contextId", "payload", "messages", "artifacts", "result", "error", "metadata", "owner", "revision", "createdAt", "updatedAt"] as const;
 
 /**
  * The statements every transition (and /health) runs, prepared once: building and preparing a query each time costs more
@@ -23,12 +23,25 @@ export function taskStatements(db: Db) {
   };
 }
 
+/** What a task list is narrowed to; `owner: null` means the tasks of unidentified callers. */
+export interface TaskFilter {
+  state?: TaskState;
+  type?: string;
+  contextId?: string;
+  owner?: string | null;
+  /** Only tasks whose last change is later than this. */
+  updatedAfter?: Date;
+  limit?: number;
+}
+
 /** Newest first. */
-export function listTasks(db: DbOrTx, filter: { state?: TaskState; type?: string; contextId?: string; limit?: number } = {}): A2aTaskRow[] {
+export function listTasks(db: DbOrTx, filter: TaskFilter = {}): A2aTaskRow[] {
   const conditions: SQL[] = [];
   if (filter.state) conditions.push(eq(a2aTasks.state, filter.state));
   if (filter.type) conditions.push(eq(a2aTasks.type, filter.type));
   if (filter.contextId) conditions.push(eq(a2aTasks.contextId, filter.contextId));
+  if (filter.owner !== undefined) conditions.push(filter.owner === null ? isNull(a2aTasks.owner) : eq(a2aTasks.owner, filter.owner));
+  if (filter.updatedAfter) conditions.push(gt(a2aTasks.updatedAt, filter.updatedAfter));
   const query = db.select().from(a2aTasks).where(and(...conditions)).orderBy(desc(a2aTasks.createdAt));
   return filter.limit ? query.limit(filter.limit).all() : query.all();
 }

@@ -37,6 +37,8 @@ export interface NewTask {
   metadata?: Record<string, unknown>;
   contextId?: string;
   id?: string;
+  /** The verified caller that sends it. */
+  owner?: string;
 }
 
 export interface TaskManagerOptions {
@@ -103,6 +105,7 @@ export class TaskManager {
       payload: input.payload ?? {},
       messages: (input.messages ?? []).map((m) => stampMessage(m, at)),
       metadata: input.metadata ?? {},
+      ...("owner" in input && input.owner ? { owner: input.owner } : {}),
       at,
     };
     const actor = this.#actors.spawn(this.kind, id, machineInput, started ? createdRunning(machineInput) : undefined);
@@ -147,12 +150,23 @@ export class TaskManager {
     return n;
   }
 
-  /** Tasks newest first, optionally only those in `state` and of `type`: in progress from their actors, finished from their rows. */
-  listTasks(state?: TaskState, type?: string, filter: { contextId?: string; limit?: number } = {}): Task[] {
+  /**
+   * Tasks newest first, optionally only those in `state` and of `type` and as `filter` narrows them: in progress
+   * from their actors, finished from their rows.
+   */
+  listTasks(state?: TaskState, type?: string, filter: Omit<repo.TaskFilter, "state" | "type"> = {}): Task[] {
     const live: TaskSnapshot[] = [];
-    for (const snapshot of this.#inProgress())
-      if ((!state || snapshot.value === state) && (!type || snapshot.context.type === type) && (!filter.contextId || snapshot.context.contextId === filter.contextId))
+    for (const snapshot of this.#inProgress()) {
+      const c = snapshot.context;
+      if (
+        (!state || snapshot.value === state) &&
+        (!type || c.type === type) &&
+        (!filter.contextId || c.contextId === filter.contextId) &&
+        (filter.owner === undefined || (c.owner ?? null) === filter.owner) &&
+        (!filter.updatedAfter || c.updatedAt > filter.updatedAfter.getTime())
+      )
         live.push(snapshot);
+    }
     const ids = new Set(live.map((snapshot) => snapshot.context.id));
     const tasks = [
       ...live.map(taskOf),
@@ -374,6 +388,7 @@ function taskOfRow(row: A2aTaskRow): Task {
       artifacts: row.artifacts as TaskContext["artifacts"],
       result: row.result ?? undefined,
       error: row.error ?? undefined,
+      owner: row.owner ?? undefined,
       createdAt: row.createdAt.getTime(),
       updatedAt: row.updatedAt.getTime(),
     },
@@ -393,6 +408,7 @@ function rowOf({ context: c, value }: TaskSnapshot): A2aTaskRow {
     result: c.result ?? null,
     error: c.error ?? null,
     metadata: c.metadata,
+    owner: c.owner ?? null,
     revision: c.revision,
     createdAt: new Date(c.createdAt),
     updatedAt: new Date(c.updatedAt),

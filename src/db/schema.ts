@@ -147,12 +147,18 @@ export const a2aTasks = sqliteTable(
     result: text("result", { mode: "json" }).$type<unknown>(),
     error: text("error"),
     metadata: text("metadata", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    /** The verified SPIFFE id of the caller that sent it; null when the caller was not identified. */
+    owner: text("owner"),
     /** Counts the task's persisted transitions; SSE event ids are these numbers. */
     revision: integer("revision").notNull(),
     createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
     updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull(),
   },
-  (table) => [index("a2a_tasks_state_type").on(table.state, table.type), index("a2a_tasks_updated_at").on(table.updatedAt)],
+  (table) => [
+    index("a2a_tasks_state_type").on(table.state, table.type),
+    index("a2a_tasks_updated_at").on(table.updatedAt),
+    index("a2a_tasks_owner_created_at").on(table.owner, table.createdAt),
+  ],
 );
 export type A2aTaskRow = typeof a2aTasks.$inferSelect;
 // --- vault ---

@@ -236,3 +236,45 @@ describe("SSE task stream", () => {
     expect(await response.json()).toMatchObject({ error: { code: RpcCode.TaskNotFound } });
   });
 });
+
+describe("tasks of one caller and another", () => {
+  let agent: Awaited<ReturnType<typeof startAgent>>;
+  beforeAll(async () => {
+    // Stands in for the mTLS front (tested in tests/a2a/mtls.test.ts): the caller is whoever the header names.
+    agent = await startAgent({ identify: (request) => request.headers.get("x-test-caller") ?? undefined }, (s) =>
+      s.registerTaskHandler("note", (task) => task),
+    );
+  });
+  afterAll(() => agent.server.stop());
+  const as = (caller: string | undefined): Record<string, string> => (caller ? { "x-test-caller": caller } : {});
+  const sendAs = async (caller: string | undefined) =>
+    (await agent.rpc(call("task.send", { type: "note", payload: {} }), as(caller))).body.result.id as string;
+  const listAs = async (caller: string | undefined) =>
+    (await agent.rpc(call("ListTasks", {}), as(caller))).body.result.tasks.map((t: { id: string }) => t.id) as string[];
+
+  test("ListTasks shows a caller only the tasks it sent; unidentified callers share theirs", async () => {
+    const ada = await sendAs("spiffe://test.local/ada");
+    const bob = await sendAs("spiffe://test.local/bob");
+    const nobody = await sendAs(undefined);
+    expect(await listAs("spiffe://test.local/ada")).toEqual([ada]);
+    expect(await listAs("spiffe://test.local/bob")).toEqual([bob]);
+    expect(await listAs(undefined)).toEqual([nobody]);
+  });
+
+  test("GetExtendedAgentCard is -32007 when the agent has no extended card", async () => {
+    const { body } = await agent.rpc(call("GetExtendedAgentCard", {}), as("spiffe://test.local/ada"));
+    expect(body.error).toMatchObject({ code: -32007, message: "This agent has no extended agent card" });
+  });
+
+  test("bad ListTasks filters are invalid params naming the field", async () => {
+    for (const [params, path] of [
+      [{ status: "TASK_STATE_SLEEPING" }, "/status"],
+      [{ statusTimestampAfter: "yesterday" }, "/statusTimestampAfter"],
+      [{ pageToken: "-4" }, "/pageToken"],
+      [{ pageSize: 500 }, "/pageSize"],
+    ] as const) {
+      const { body } = await agent.rpc(call("ListTasks", params));
+      expect(body.error).toMatchObject({ code: -32602, data: { path } });
+    }
+  });
+});
