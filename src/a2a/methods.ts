@@ -148,6 +148,7 @@ export function buildMethods(deps: MethodDeps): Map<string, Method> {
       },
       [names.stream]: {
         streaming: true,
+        errorsInStream: version === "0.3",
         async run(params, call) {
           const { input } = a2aInput(version, params);
           const task = await send(names.stream, input, false, call);
@@ -169,6 +170,7 @@ export function buildMethods(deps: MethodDeps): Map<string, Method> {
       },
       [names.subscribe]: {
         streaming: true,
+        errorsInStream: version === "0.3",
         async run(params, call) {
           const { id } = parse(Type.Object({ id: Type.String({ minLength: 1 }) }), params);
           const task = await existing(id, "task.status", names.subscribe, call);

@@ -20,6 +20,11 @@ export interface Method {
   run(params: unknown, context: CallContext): Promise<unknown>;
   /** The method answers with `open(id)`'s SSE response rather than a JSON result. */
   streaming?: boolean;
+  /**
+   * A streaming method whose errors are an SSE stream of one `error` event carrying the JSON-RPC error (A2A v0.3
+   * clients read them there), not a JSON body.
+   */
+  errorsInStream?: boolean;
 }
 
 /** What a streaming method resolves with: the SSE response, given the request id its events carry. */
@@ -86,7 +91,13 @@ async function answer(
     if (result instanceof StreamAnswer) return result.open(replyId);
     return notification ? undefined : { jsonrpc: "2.0", id: replyId, result };
   } catch (error) {
-    if (error instanceof RpcError) return notification ? undefined : { jsonrpc: "2.0", id: replyId, error: error.toBody() };
+    if (error instanceof RpcError) {
+      if (notification) return undefined;
+      const response: RpcResponse = { jsonrpc: "2.0", id: replyId, error: error.toBody() };
+      if (target.errorsInStream)
+        return new Response(`event: error\ndata: ${JSON.stringify(response)}\n\n`, { headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } });
+      return response;
+    }
     // Logged even for a notification: nobody hears of it otherwise.
     const errorId = randomUUID();
     log.error("internal error in JSON-RPC method", { method, errorId, error });
