@@ -102,6 +102,16 @@ export const ConfigSchema = Type.Object(
       default_skill: Type.String({ default: "" }),
       /** Skills the public card lists; empty lists all. Set, the full list is the extended card, for authenticated callers. */
       public_skills: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
+      /** Push notifications to clients' webhooks: docs/a2a.md. */
+      push: Section({
+        /** Address classes a webhook may resolve to besides public ones (as for vault services). */
+        allow_addresses: Type.Array(Type.Union(["loopback", "private", "link_local", "metadata"].map((c) => Type.Literal(c))), { default: [] }),
+        max_attempts: Type.Integer({ minimum: 1, maximum: 50, default: 8 }),
+        /** The wait after a first failed attempt; doubled after each further one, up to max_delay_ms. */
+        retry_ms: Type.Integer({ minimum: 10, maximum: 3_600_000, default: 1000 }),
+        max_delay_ms: Type.Integer({ minimum: 10, maximum: 86_400_000, default: 300_000 }),
+        timeout_ms: Type.Integer({ minimum: 100, maximum: 300_000, default: 10_000 }),
+      }),
     }),
     vault: Section({
       /** Directory of the key files, apart from the database; empty means `<data_dir>/vault-keys`. */

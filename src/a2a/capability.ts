@@ -17,7 +17,9 @@ import type { TaskHandler } from "./handlers.ts";
 import { RpcCode } from "./errors.ts";
 import { A2AServer } from "./http.ts";
 import { rpcErrorResponse } from "./rpc.ts";
+import { PushNotifications } from "./push.ts";
 import { TaskManager } from "./service.ts";
+import type { AddressClass } from "../vault/model.ts";
 
 export const a2aCapability: CapabilityFactory = (runtime) => {
   const { config, log, database, actors, mcp, health } = runtime;
@@ -25,6 +27,19 @@ export const a2aCapability: CapabilityFactory = (runtime) => {
   // Every call is checked before its handler runs; the caller is who the mTLS front verified, never a header.
   const security = securityOf(runtime);
   const taskManager = new TaskManager({ actors, db: database.db, log: a2aLog });
+  const { allow_addresses, max_attempts, retry_ms, max_delay_ms, timeout_ms } = config.a2a.push;
+  const push = new PushNotifications(taskManager, {
+    actors,
+    db: database.db,
+    log: a2aLog.child({ component: "a2a.push" }),
+    allowAddresses: allow_addresses as AddressClass[],
+    maxAttempts: max_attempts,
+    retryMs: retry_ms,
+    maxDelayMs: max_delay_ms,
+    timeoutMs: timeout_ms,
+    // A webhook that authenticates callers by mTLS gets this agent's SVID, the scheme its card names.
+    clientTls: () => security.identityProvider()?.clientTls(),
+  });
   const capabilities: Capability[] = [];
   const { public_url: publicUrl, default_skill: defaultSkill, public_skills: publicSkills } = config.a2a;
   const listed = (c: Capability) => !publicSkills.length || publicSkills.includes(c.name);
@@ -41,6 +56,7 @@ export const a2aCapability: CapabilityFactory = (runtime) => {
     },
     defaultTaskType: defaultSkill || undefined,
     taskManager,
+    push,
     authzEnforcer: security.enforcer,
     identify: security.identify,
     bodyLimit: config.server.body_limit,

@@ -12,6 +12,7 @@ export const RpcCode = {
   InternalError: -32603,
   TaskNotFound: -32001,
   TaskNotCancelable: -32002,
+  PushNotificationNotSupported: -32003,
   UnsupportedTaskType: -32004,
   ExtendedCardNotConfigured: -32007,
   Unauthorized: -32020,

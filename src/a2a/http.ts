@@ -12,12 +12,15 @@ import { TaskHandlers, type TaskHandler, type TaskHandlerOptions } from "./handl
 import { buildMethods, type ActionContext } from "./methods.ts";
 import { cardTo, cardTo03, requestedVersion, type ProtocolVersion } from "./protocol.ts";
 import { handleRpc, rpcErrorResponse } from "./rpc.ts";
+import type { PushNotifications } from "./push.ts";
 import { TaskManager } from "./service.ts";
 import { lastEventRevision, nativeFrame, taskEventStream } from "./stream.ts";
 
 export interface A2AServerOptions {
   /** The card, or a function of the origin a request came to (for a server that learns its URL only then). */
   agentCard: AgentCard | ((origin: string) => AgentCard);
+  /** Push notifications to clients' webhooks; without them the card says `pushNotifications: false`. */
+  push?: PushNotifications;
   /** The extended card authenticated callers may read (GetExtendedAgentCard); none by default. */
   extendedCard?: AgentCard | ((origin: string) => AgentCard);
   /**
@@ -78,7 +81,7 @@ export class A2AServer {
   }
 
   #shaped(card: AgentCard, version: ProtocolVersion) {
-    const v1 = cardTo(card, `${card.url.replace(/\/+$/, "")}/rpc`, { extended: this.#options.extendedCard !== undefined });
+    const v1 = cardTo(card, `${card.url.replace(/\/+$/, "")}/rpc`, { extended: this.#options.extendedCard !== undefined, push: this.#options.push !== undefined });
     return version === "1.0" ? v1 : cardTo03(v1);
   }
 
@@ -152,6 +155,7 @@ export class A2AServer {
       handlers: this.handlers,
       authorize: (callerId, action, context) => this.#authorize(callerId, action, context),
       defaultTaskType: this.#options.defaultTaskType,
+      push: this.#options.push,
       extendedCard: (version, call) => {
         const card = this.#cardAt(this.#options.extendedCard, call.request);
         return card && this.#shaped(card, version);

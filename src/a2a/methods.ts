@@ -11,6 +11,8 @@ import type { TaskHandlers } from "./handlers.ts";
 import { SendParams, TaskIdParams, TaskStates, type TaskMessage } from "./model.ts";
 import { messageFrom, nativeStateOfV1, payloadOf, streamResultsTo, taskTo, type ProtocolVersion } from "./protocol.ts";
 import { StreamAnswer, type CallContext, type Method, type RpcId } from "./rpc.ts";
+import type { PushNotifications } from "./push.ts";
+import type { A2aPushConfigRow as PushRow } from "../db/schema.ts";
 import type { TaskManager } from "./service.ts";
 import type { Task } from "./task.ts";
 
@@ -29,6 +31,8 @@ export interface MethodDeps {
   authorize(callerId: string | undefined, action: string, context: ActionContext): Promise<void>;
   /** Task type for an A2A message that names none in `metadata.taskType`. */
   defaultTaskType?: string;
+  /** Push notifications; without them the push config methods are PushNotificationNotSupported (-32003). */
+  push?: PushNotifications;
   /** The extended agent card in each version's shape, if the agent has one (for authenticated callers only). */
   extendedCard?: (version: ProtocolVersion, call: CallContext) => unknown;
 }
@@ -191,6 +195,115 @@ export function buildMethods(deps: MethodDeps): Map<string, Method> {
     return methods;
   }
 
+  // --- push notification configs ---
+  const pushOf = () => {
+    if (!deps.push) throw new RpcError(RpcCode.PushNotificationNotSupported, "This agent does not send push notifications");
+    return deps.push;
+  };
+  /** Authorizes `task.notify` on an existing task for the push config methods. */
+  const notifiable = (taskId: string, method: string, call: CallContext) => existing(taskId, "task.notify", method, call);
+  const AuthV1 = Type.Object({ scheme: Type.String(), credentials: Type.Optional(Type.String()) });
+  const v1Config = (row: PushRow) => ({
+    id: row.id,
+    taskId: row.taskId,
+    url: row.url,
+    token: row.token ?? "",
+    ...(row.authScheme ? { authentication: { scheme: row.authScheme, credentials: "" } } : {}),
+  });
+  const v03Config = (row: PushRow) => ({
+    taskId: row.taskId,
+    pushNotificationConfig: {
+      id: row.id,
+      url: row.url,
+      ...(row.token ? { token: row.token } : {}),
+      ...(row.authScheme ? { authentication: { schemes: [row.authScheme] } } : {}),
+    },
+  });
+  const pushMethods: Record<string, Method> = {
+    CreateTaskPushNotificationConfig: {
+      async run(params, call) {
+        const p = parse(Type.Object({ taskId: Type.String({ minLength: 1 }), id: Type.Optional(Type.String()), url: Type.String(), token: Type.Optional(Type.String()), authentication: Type.Optional(AuthV1) }), params);
+        const push = pushOf();
+        await notifiable(p.taskId, "CreateTaskPushNotificationConfig", call);
+        return v1Config(await push.set(p.taskId, p, "1.0"));
+      },
+    },
+    GetTaskPushNotificationConfig: {
+      async run(params, call) {
+        const p = parse(Type.Object({ taskId: Type.String({ minLength: 1 }), id: Type.String({ minLength: 1 }) }), params);
+        const push = pushOf();
+        await notifiable(p.taskId, "GetTaskPushNotificationConfig", call);
+        return v1Config(push.get(p.taskId, p.id));
+      },
+    },
+    ListTaskPushNotificationConfigs: {
+      async run(params, call) {
+        const p = parse(Type.Object({ taskId: Type.String({ minLength: 1 }), pageSize: Type.Optional(Type.Integer()), pageToken: Type.Optional(Type.String()) }), params);
+        const push = pushOf();
+        await notifiable(p.taskId, "ListTaskPushNotificationConfigs", call);
+        return { configs: push.list(p.taskId).map(v1Config), nextPageToken: "" };
+      },
+    },
+    DeleteTaskPushNotificationConfig: {
+      async run(params, call) {
+        const p = parse(Type.Object({ taskId: Type.String({ minLength: 1 }), id: Type.String({ minLength: 1 }) }), params);
+        const push = pushOf();
+        await notifiable(p.taskId, "DeleteTaskPushNotificationConfig", call);
+        push.delete(p.taskId, p.id);
+        return null;
+      },
+    },
+    "tasks/pushNotificationConfig/set": {
+      async run(params, call) {
+        const p = parse(
+          Type.Object({
+            taskId: Type.String({ minLength: 1 }),
+            pushNotificationConfig: Type.Object({
+              id: Type.Optional(Type.String()),
+              url: Type.String(),
+              token: Type.Optional(Type.String()),
+              authentication: Type.Optional(Type.Object({ schemes: Type.Array(Type.String()), credentials: Type.Optional(Type.String()) })),
+            }),
+          }),
+          params,
+        );
+        const push = pushOf();
+        await notifiable(p.taskId, "tasks/pushNotificationConfig/set", call);
+        const { authentication, ...config } = p.pushNotificationConfig;
+        const scheme = authentication?.schemes[0];
+        return v03Config(await push.set(p.taskId, { ...config, ...(scheme ? { authentication: { scheme, credentials: authentication.credentials } } : {}) }, "0.3"));
+      },
+    },
+    "tasks/pushNotificationConfig/get": {
+      async run(params, call) {
+        const p = parse(Type.Object({ id: Type.String({ minLength: 1 }), pushNotificationConfigId: Type.Optional(Type.String()) }), params);
+        const push = pushOf();
+        await notifiable(p.id, "tasks/pushNotificationConfig/get", call);
+        if (p.pushNotificationConfigId) return v03Config(push.get(p.id, p.pushNotificationConfigId));
+        const [first] = push.list(p.id);
+        if (!first) throw new RpcError(RpcCode.TaskNotFound, `Task ${p.id} has no push notification config`, { id: p.id });
+        return v03Config(first);
+      },
+    },
+    "tasks/pushNotificationConfig/list": {
+      async run(params, call) {
+        const p = parse(Type.Object({ id: Type.String({ minLength: 1 }) }), params);
+        const push = pushOf();
+        await notifiable(p.id, "tasks/pushNotificationConfig/list", call);
+        return push.list(p.id).map(v03Config);
+      },
+    },
+    "tasks/pushNotificationConfig/delete": {
+      async run(params, call) {
+        const p = parse(Type.Object({ id: Type.String({ minLength: 1 }), pushNotificationConfigId: Type.String({ minLength: 1 }) }), params);
+        const push = pushOf();
+        await notifiable(p.id, "tasks/pushNotificationConfig/delete", call);
+        push.delete(p.id, p.pushNotificationConfigId);
+        return null;
+      },
+    },
+  };
+
   const ListParams = Type.Object({
     tenant: Type.Optional(Type.String()),
     contextId: Type.Optional(Type.String()),
@@ -229,6 +342,7 @@ export function buildMethods(deps: MethodDeps): Map<string, Method> {
       ...native,
       ...a2a("1.0", { send: "SendMessage", stream: "SendStreamingMessage", get: "GetTask", cancel: "CancelTask", subscribe: "SubscribeToTask", extendedCard: "GetExtendedAgentCard" }),
       ListTasks: listTasks,
+      ...pushMethods,
       ...a2a("0.3", {
         send: "message/send",
         stream: "message/stream",

@@ -158,7 +158,7 @@ export function streamResultsTo(version: ProtocolVersion, task: Task, previous: 
  * The v1.0 agent card (served at /.well-known/agent-card.json): one JSON-RPC endpoint speaking 1.0 and 0.3.
  * `extended` says whether the agent also has an extended card for authenticated callers.
  */
-export function cardTo(card: AgentCard, rpcUrl: string, { extended = false }: { extended?: boolean } = {}): Json {
+export function cardTo(card: AgentCard, rpcUrl: string, { extended = false, push = false }: { extended?: boolean; push?: boolean } = {}): Json {
   const spiffeId = card.getSpiffeId();
   const schemes = Object.fromEntries(
     card.authentication.schemes.map((s) => [
@@ -178,7 +178,7 @@ export function cardTo(card: AgentCard, rpcUrl: string, { extended = false }: { 
     ],
     capabilities: {
       streaming: true,
-      pushNotifications: false,
+      pushNotifications: push,
       extensions: spiffeId ? [{ uri: "urn:platform:a2a:spiffe-id", description: "The agent's SPIFFE id", required: false, params: { spiffeId } }] : [],
       extendedAgentCard: extended,
     },

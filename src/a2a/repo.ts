@@ -1,7 +1,7 @@
-/** Queries on the `a2a_tasks` table. Each takes the database or the transaction it should run in. */
+/** Queries on the `a2a_tasks`, `a2a_push_configs` and `a2a_push_attempts` tables. Each takes the database or the transaction it should run in. */
 import { and, count, desc, eq, gt, inArray, isNull, lte, sql, type SQL } from "drizzle-orm";
 import type { Db, DbOrTx } from "../db/client.ts";
-import { a2aTasks, type A2aTaskRow } from "../db/schema.ts";
+import { a2aPushAttempts, a2aPushConfigs, a2aTasks, type A2aPushAttemptRow, type A2aPushConfigRow, type A2aTaskRow } from "../db/schema.ts";
 import type { TaskState } from "./model.ts";
 
 const columns = ["id", "type", "state", "contextId", "payload", "messages", "artifacts", "result", "error", "metadata", "owner", "revision", "createdAt", "updatedAt"] as const;
@@ -57,3 +57,31 @@ export const deleteFinishedBefore = (db: DbOrTx, before: Date): string[] =>
     .returning({ id: a2aTasks.id })
     .all()
     .map((r) => r.id);
+
+// --- push notifications ---
+
+/** Stores a task's push config; one with the same id replaces it (CreateTaskPushNotificationConfig is a set). */
+export const savePushConfig = (db: DbOrTx, row: A2aPushConfigRow): void => {
+  const { taskId: _taskId, id: _id, ...changes } = row;
+  db.insert(a2aPushConfigs).values(row).onConflictDoUpdate({ target: [a2aPushConfigs.taskId, a2aPushConfigs.id], set: changes }).run();
+};
+
+/** The ids of the tasks that have a push config. */
+export const pushConfigTasks = (db: DbOrTx): string[] =>
+  db.selectDistinct({ taskId: a2aPushConfigs.taskId }).from(a2aPushConfigs).all().map((r) => r.taskId);
+
+export const pushConfigs = (db: DbOrTx, taskId: string): A2aPushConfigRow[] =>
+  db.select().from(a2aPushConfigs).where(eq(a2aPushConfigs.taskId, taskId)).orderBy(a2aPushConfigs.createdAt).all();
+
+export const pushConfig = (db: DbOrTx, taskId: string, id: string): A2aPushConfigRow | undefined =>
+  db.select().from(a2aPushConfigs).where(and(eq(a2aPushConfigs.taskId, taskId), eq(a2aPushConfigs.id, id))).get();
+
+export const deletePushConfig = (db: DbOrTx, taskId: string, id: string): boolean =>
+  db.delete(a2aPushConfigs).where(and(eq(a2aPushConfigs.taskId, taskId), eq(a2aPushConfigs.id, id))).returning({ id: a2aPushConfigs.id }).all().length > 0;
+
+/** Records an attempt; recording the same attempt again (a later transition of its delivery) changes nothing. */
+export const recordPushAttempt = (db: DbOrTx, row: A2aPushAttemptRow): void => void db.insert(a2aPushAttempts).values(row).onConflictDoNothing().run();
+
+/** A task's delivery attempts, oldest first. */
+export const pushAttempts = (db: DbOrTx, taskId: string): A2aPushAttemptRow[] =>
+  db.select().from(a2aPushAttempts).where(eq(a2aPushAttempts.taskId, taskId)).orderBy(a2aPushAttempts.at, a2aPushAttempts.attempt).all();

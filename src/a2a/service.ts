@@ -23,6 +23,7 @@ type TaskSnapshot = SnapshotFrom<typeof taskMachine>;
 
 /** One persisted change of a task, as watchers receive it. `revision` is the task's transition count. */
 export interface TaskUpdate {
+  id: string;
   revision: number;
   state: TaskState;
   task: Task;
@@ -61,6 +62,7 @@ export class TaskManager {
   readonly #rows: ReturnType<typeof repo.taskStatements>;
   readonly #watchers = new Map<string, Set<TaskWatcher>>();
   readonly #history = new Map<string, TaskUpdate[]>();
+  readonly #changes = new Set<TaskWatcher>();
   #interrupted: string[] = [];
 
   constructor(options: TaskManagerOptions = {}) {
@@ -139,7 +141,7 @@ export class TaskManager {
     const snapshot = this.#actors.get(this.kind, id)?.getSnapshot();
     if (snapshot?.status === "active") return updateOf(snapshot);
     const row = this.#rows.find(id);
-    return row && { revision: row.revision, state: row.state as TaskState, task: taskOfRow(row), final: finalStates.has(row.state as TaskState) };
+    return row && { id: row.id, revision: row.revision, state: row.state as TaskState, task: taskOfRow(row), final: finalStates.has(row.state as TaskState) };
   }
 
   /** How many tasks are in `state`, without reading them. */
@@ -271,6 +273,11 @@ export class TaskManager {
     };
   }
 
+  /** Calls `listener` with every persisted change of every task from now on (push notifications follow them here). */
+  onChange(listener: TaskWatcher): void {
+    this.#changes.add(listener);
+  }
+
   /** The changes after `revision`, when all of them are still remembered; undefined when some are not. */
   changesSince(id: string, revision: number): TaskUpdate[] | undefined {
     const history = this.#history.get(id);
@@ -322,6 +329,7 @@ export class TaskManager {
         this.#history.delete(id);
       }
       if (watchers) for (const watcher of watchers) watcher(update);
+      for (const listener of this.#changes) listener(update);
     });
   }
 
@@ -349,6 +357,7 @@ function stampMessage(message: MessageInput | TaskMessage, at: number): TaskMess
 function updateOf(snapshot: TaskSnapshot): TaskUpdate {
   let task: Task | undefined;
   return {
+    id: snapshot.context.id,
     revision: snapshot.context.revision,
     state: snapshot.value as TaskState,
     final: snapshot.status !== "active",
