@@ -11,6 +11,7 @@ import { RpcCode, TaskNotFoundError, UnauthorizedError } from "./errors.ts";
 import { TaskHandlers, type TaskHandler, type TaskHandlerOptions } from "./handlers.ts";
 import { buildMethods, type ActionContext } from "./methods.ts";
 import { cardTo, cardTo03, requestedVersion, type ProtocolVersion } from "./protocol.ts";
+import { handleRest, restError, restPrefix } from "./rest.ts";
 import { handleRpc, rpcErrorResponse } from "./rpc.ts";
 import type { PushNotifications } from "./push.ts";
 import { TaskManager } from "./service.ts";
@@ -48,7 +49,7 @@ export function peerMatches(pattern: string, callerId: string | undefined): bool
 
 const corsHeaders = {
   "access-control-allow-origin": "*",
-  "access-control-allow-methods": "GET, POST, OPTIONS",
+  "access-control-allow-methods": "GET, POST, DELETE, OPTIONS",
   "access-control-allow-headers": "content-type, accept, last-event-id, a2a-version, a2a-extensions, x-request-id",
   "access-control-max-age": "600",
 };
@@ -81,7 +82,8 @@ export class A2AServer {
   }
 
   #shaped(card: AgentCard, version: ProtocolVersion) {
-    const v1 = cardTo(card, `${card.url.replace(/\/+$/, "")}/rpc`, { extended: this.#options.extendedCard !== undefined, push: this.#options.push !== undefined });
+    const base = card.url.replace(/\/+$/, "");
+    const v1 = cardTo(card, `${base}/rpc`, `${base}${restPrefix}`, { extended: this.#options.extendedCard !== undefined, push: this.#options.push !== undefined });
     return version === "1.0" ? v1 : cardTo03(v1);
   }
 
@@ -131,6 +133,16 @@ export class A2AServer {
     if (this.#ownsManager) this.taskManager.close();
   }
 
+  /** An answer leaves once the changes it reports are committed; `failed` answers when they could not be. */
+  async #afterCommit(answer: Response, failed: () => Response): Promise<Response> {
+    try {
+      await this.taskManager.committed();
+    } catch {
+      return failed();
+    }
+    return answer;
+  }
+
   async #authorize(callerId: string | undefined, action: string, context: ActionContext): Promise<void> {
     const requiredPeer = context.taskType ? this.handlers.get(context.taskType)?.options.requiresPeer : undefined;
     if (requiredPeer && !peerMatches(requiredPeer, callerId))
@@ -173,6 +185,7 @@ export class A2AServer {
           else Object.assign(set.headers, corsHeaders);
         })
         .options("/rpc", () => new Response(null, { status: 204, headers: corsHeaders }))
+        .options(`${restPrefix}/*`, () => new Response(null, { status: 204, headers: corsHeaders }))
         .options("/tasks/:id/stream", () => new Response(null, { status: 204, headers: corsHeaders }));
     return plugin
       // The native card, unless a client names an A2A version; the A2A cards vary with the version asked for.
@@ -187,24 +200,30 @@ export class A2AServer {
       .post(
         "/rpc",
         async ({ request }) => {
-          const declared = Number(request.headers.get("content-length"));
-          if (declared > bodyLimit) return tooLarge(bodyLimit);
-          let text: string;
-          try {
-            // A declared length within the limit was checked above; only an undeclared one is counted as it comes.
-            text = declared ? await request.text() : await readLimited(request, bodyLimit);
-          } catch (error) {
-            // The runtime's own streaming limit fails the read with its PayloadTooLarge.
-            if (error instanceof BodyTooLarge || (error as Error).name === "PayloadTooLarge") return tooLarge(bodyLimit);
-            return rpcErrorResponse(RpcCode.ParseError, "Parse error: the body could not be read");
-          }
+          const text = await readBody(request, bodyLimit);
+          if (text instanceof Response) return text;
           const answer = await handleRpc(text, methods, { callerId: callerOf(request), request }, log);
-          try {
-            await this.taskManager.committed();
-          } catch {
-            return rpcErrorResponse(RpcCode.InternalError, "Internal error: the change could not be stored");
-          }
-          return answer;
+          return this.#afterCommit(answer, () => rpcErrorResponse(RpcCode.InternalError, "Internal error: the change could not be stored"));
+        },
+        { parse: "none" },
+      )
+      // The HTTP+JSON binding: the same methods, addressed by path (rest.ts).
+      .all(
+        `${restPrefix}/*`,
+        async ({ request }) => {
+          const url = new URL(request.url);
+          const text = request.method === "GET" || request.method === "DELETE" ? "" : await readBody(request, bodyLimit);
+          if (text instanceof Response) return restError(RpcCode.InvalidRequest, `The body exceeds ${bodyLimit} bytes`);
+          const fault = (error: unknown, method: string) => {
+            const errorId = crypto.randomUUID();
+            log.error("internal error in A2A method", { method, errorId, error });
+            return restError(RpcCode.InternalError, `Internal error; quote error id ${errorId} when reporting it`);
+          };
+          const path = url.pathname.slice(restPrefix.length);
+          const answer =
+            (await handleRest(request.method, path, url.searchParams, text, methods, { callerId: callerOf(request), request }, fault)) ??
+            restError(RpcCode.MethodNotFound, `No A2A HTTP+JSON route ${request.method} ${path}`);
+          return this.#afterCommit(answer, () => restError(RpcCode.InternalError, "Internal error: the change could not be stored"));
         },
         { parse: "none" },
       )
@@ -225,6 +244,20 @@ export class A2AServer {
 }
 
 class BodyTooLarge extends Error {}
+
+/** The body as text, or the 413 answer when it is over `limit` bytes (declared or counted as it streams in). */
+async function readBody(request: Request, limit: number): Promise<string | Response> {
+  const declared = Number(request.headers.get("content-length"));
+  if (declared > limit) return tooLarge(limit);
+  try {
+    // A declared length within the limit was checked above; only an undeclared one is counted as it comes.
+    return declared ? await request.text() : await readLimited(request, limit);
+  } catch (error) {
+    // The runtime's own streaming limit fails the read with its PayloadTooLarge.
+    if (error instanceof BodyTooLarge || (error as Error).name === "PayloadTooLarge") return tooLarge(limit);
+    return rpcErrorResponse(RpcCode.ParseError, "Parse error: the body could not be read");
+  }
+}
 
 const tooLarge = (limit: number) => rpcErrorResponse(RpcCode.InvalidRequest, `Invalid Request: the body exceeds ${limit} bytes`, 413);
 

@@ -10,7 +10,7 @@ import { invalidParams, RpcCode, RpcError, TaskNotFoundError, UnauthorizedError,
 import type { TaskHandlers } from "./handlers.ts";
 import { SendParams, TaskIdParams, TaskStates, type TaskMessage } from "./model.ts";
 import { messageFrom, nativeStateOfV1, payloadOf, streamResultsTo, taskTo, type ProtocolVersion } from "./protocol.ts";
-import { StreamAnswer, type CallContext, type Method, type RpcId } from "./rpc.ts";
+import { StreamAnswer, type CallContext, type Method } from "./rpc.ts";
 import type { PushNotifications } from "./push.ts";
 import type { A2aPushConfigRow as PushRow } from "../db/schema.ts";
 import type { TaskManager } from "./service.ts";
@@ -127,14 +127,14 @@ export function buildMethods(deps: MethodDeps): Map<string, Method> {
 
   /** An SSE answer carrying each change as JSON-RPC responses with the request's id. */
   const streamOf = (version: ProtocolVersion, id: string, call: CallContext) =>
-    new StreamAnswer((rpcId: RpcId) =>
+    new StreamAnswer((envelope) =>
       taskEventStream(
         manager,
         id,
         0,
         (update, previous) => {
           const results = streamResultsTo(version, update.task, previous?.task, update.final);
-          const events = results.map((result) => `id: ${update.revision}\ndata: ${JSON.stringify({ jsonrpc: "2.0", id: rpcId, result })}\n\n`);
+          const events = results.map((result) => `id: ${update.revision}\ndata: ${JSON.stringify(envelope(result))}\n\n`);
           return encoder.encode(events.join(""));
         },
         call.request.signal,

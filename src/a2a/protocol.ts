@@ -155,10 +155,11 @@ export function streamResultsTo(version: ProtocolVersion, task: Task, previous: 
 // --- agent card ---
 
 /**
- * The v1.0 agent card (served at /.well-known/agent-card.json): one JSON-RPC endpoint speaking 1.0 and 0.3.
+ * The v1.0 agent card (served at /.well-known/agent-card.json): one JSON-RPC endpoint speaking 1.0 and 0.3, and
+ * the HTTP+JSON binding of 1.0.
  * `extended` says whether the agent also has an extended card for authenticated callers.
  */
-export function cardTo(card: AgentCard, rpcUrl: string, { extended = false, push = false }: { extended?: boolean; push?: boolean } = {}): Json {
+export function cardTo(card: AgentCard, rpcUrl: string, restUrl: string, { extended = false, push = false }: { extended?: boolean; push?: boolean } = {}): Json {
   const spiffeId = card.getSpiffeId();
   const schemes = Object.fromEntries(
     card.authentication.schemes.map((s) => [
@@ -174,6 +175,7 @@ export function cardTo(card: AgentCard, rpcUrl: string, { extended = false, push
     version: card.version,
     supportedInterfaces: [
       { url: rpcUrl, protocolBinding: "JSONRPC", protocolVersion: "1.0" },
+      { url: restUrl, protocolBinding: "HTTP+JSON", protocolVersion: "1.0" },
       { url: rpcUrl, protocolBinding: "JSONRPC", protocolVersion: "0.3" },
     ],
     capabilities: {

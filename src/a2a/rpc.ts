@@ -27,9 +27,12 @@ export interface Method {
   errorsInStream?: boolean;
 }
 
-/** What a streaming method resolves with: the SSE response, given the request id its events carry. */
+/**
+ * What a streaming method resolves with: the SSE response, given how each result is wrapped for its binding (a
+ * JSON-RPC response carrying the request id, or the result itself over HTTP+JSON).
+ */
 export class StreamAnswer {
-  constructor(readonly open: (id: RpcId) => Response) {}
+  constructor(readonly open: (envelope: (result: unknown) => unknown) => Response) {}
 }
 
 type RpcResponse = { jsonrpc: "2.0"; id: RpcId; result: unknown } | { jsonrpc: "2.0"; id: RpcId; error: RpcErrorBody };
@@ -88,7 +91,7 @@ async function answer(
   }
   try {
     const result = await target.run(params ?? {}, { ...context, notification });
-    if (result instanceof StreamAnswer) return result.open(replyId);
+    if (result instanceof StreamAnswer) return result.open((r) => ({ jsonrpc: "2.0", id: replyId, result: r }));
     return notification ? undefined : { jsonrpc: "2.0", id: replyId, result };
   } catch (error) {
     if (error instanceof RpcError) {

@@ -4,7 +4,7 @@
  * vault's egress rules, and a delivery that survives a restart of the runtime.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { ClientFactory, type Client } from "@a2a-js/sdk/client";
+import { ClientFactory, ClientFactoryOptions, type Client } from "@a2a-js/sdk/client";
 import { ClientFactory as ClientFactory03, type Client as Client03 } from "a2a-sdk-v03/client";
 import { a2aCapability } from "../../src/a2a/capability.ts";
 import { pushAttempts } from "../../src/a2a/repo.ts";
@@ -70,20 +70,22 @@ async function attemptsUntil(taskId: string, done: (outcomes: string[]) => boole
   }
 }
 
-test("configs are created, read, listed and deleted with the official v1.0 client; the card says it pushes", async () => {
-  expect((await client.getAgentCard()).capabilities?.pushNotifications).toBe(true);
-  const taskId = await runningTask();
-  const created = await client.createTaskPushNotificationConfig({ tenant: "", id: "ci", taskId, url: hook.url, token: "tok-1", authentication: { scheme: "Bearer", credentials: "s3cret" } });
-  expect(created).toMatchObject({ id: "ci", taskId, url: hook.url, token: "tok-1", authentication: { scheme: "Bearer" } });
-  expect(JSON.stringify(created)).not.toContain("s3cret");
-  expect(await client.getTaskPushNotificationConfig({ tenant: "", taskId, id: "ci" })).toMatchObject({ id: "ci", url: hook.url });
-  expect((await client.listTaskPushNotificationConfig({ tenant: "", taskId, pageSize: 0, pageToken: "" })).configs.map((c) => c.id)).toEqual(["ci"]);
-  await client.deleteTaskPushNotificationConfig({ tenant: "", taskId, id: "ci" });
-  expect((await client.listTaskPushNotificationConfig({ tenant: "", taskId, pageSize: 0, pageToken: "" })).configs).toEqual([]);
-  const missing = await client.getTaskPushNotificationConfig({ tenant: "", taskId, id: "ci" }).catch((e) => e);
-  expect(missing.name).toBe("TaskNotFoundError");
-  await rpc(app.base, call("task.cancel", { id: taskId }));
-});
+for (const binding of ["JSONRPC", "HTTP+JSON"] as const)
+  test(`configs are created, read, listed and deleted with the official v1.0 client over ${binding}; the card says it pushes`, async () => {
+    const client = await new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { preferredTransports: [binding] })).createFromUrl(app.base);
+    expect((await client.getAgentCard()).capabilities?.pushNotifications).toBe(true);
+    const taskId = await runningTask();
+    const created = await client.createTaskPushNotificationConfig({ tenant: "", id: "ci", taskId, url: hook.url, token: "tok-1", authentication: { scheme: "Bearer", credentials: "s3cret" } });
+    expect(created).toMatchObject({ id: "ci", taskId, url: hook.url, token: "tok-1", authentication: { scheme: "Bearer" } });
+    expect(JSON.stringify(created)).not.toContain("s3cret");
+    expect(await client.getTaskPushNotificationConfig({ tenant: "", taskId, id: "ci" })).toMatchObject({ id: "ci", url: hook.url });
+    expect((await client.listTaskPushNotificationConfig({ tenant: "", taskId, pageSize: 0, pageToken: "" })).configs.map((c) => c.id)).toEqual(["ci"]);
+    await client.deleteTaskPushNotificationConfig({ tenant: "", taskId, id: "ci" });
+    expect((await client.listTaskPushNotificationConfig({ tenant: "", taskId, pageSize: 0, pageToken: "" })).configs).toEqual([]);
+    const missing = await client.getTaskPushNotificationConfig({ tenant: "", taskId, id: "ci" }).catch((e) => e);
+    expect(missing.name).toBe("TaskNotFoundError");
+    await rpc(app.base, call("task.cancel", { id: taskId }));
+  });
 
 test("a state change is POSTed with the bearer credentials and the token; a failing webhook is retried, each attempt recorded", async () => {
   const taskId = await runningTask();

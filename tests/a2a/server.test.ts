@@ -153,11 +153,15 @@ describe("wire surface", () => {
   test("the native card and the v1.0 card", async () => {
     const card = await fetch(`${url}/.well-known/agent.json`).then((r) => r.json());
     expect(card).toMatchObject({ name: "Test agent", url, version: "1.0.0", extensions: { spiffeId: "spiffe://test.local/agent/server" } });
-    const v1 = await fetch(`${url}/.well-known/agent-card.json`).then((r) => r.json());
+    const v1 = await fetch(`${url}/.well-known/agent-card.json`, { headers: { "a2a-version": "1.0" } }).then((r) => r.json());
     expect(v1).toMatchObject({
       name: "Test agent",
-      supportedInterfaces: [{ url: `${url}/rpc`, protocolBinding: "JSONRPC", protocolVersion: "1.0" }, { protocolVersion: "0.3" }],
-      capabilities: { streaming: true },
+      supportedInterfaces: [
+        { url: `${url}/rpc`, protocolBinding: "JSONRPC", protocolVersion: "1.0" },
+        { url: `${url}/a2a`, protocolBinding: "HTTP+JSON", protocolVersion: "1.0" },
+        { url: `${url}/rpc`, protocolBinding: "JSONRPC", protocolVersion: "0.3" },
+      ],
+      capabilities: { streaming: true, pushNotifications: false, extendedAgentCard: false },
     });
   });
 
@@ -276,5 +280,37 @@ describe("tasks of one caller and another", () => {
       const { body } = await agent.rpc(call("ListTasks", params));
       expect(body.error).toMatchObject({ code: -32602, data: { path } });
     }
+  });
+});
+
+describe("the HTTP+JSON binding on the wire", () => {
+  test("errors carry the HTTP status, the status name and the A2A reason; unknown routes are 404", async () => {
+    const missing = await fetch(`${url}/a2a/tasks/no-such-task`);
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toEqual({
+      error: {
+        code: 404,
+        status: "NOT_FOUND",
+        message: "Task not found: no-such-task",
+        details: [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "TASK_NOT_FOUND", domain: "a2a-protocol.org", metadata: { id: "no-such-task" } }],
+      },
+    });
+    const route = await fetch(`${url}/a2a/tasks/x:juggle`, { method: "POST" });
+    expect(route.status).toBe(404);
+    const bad = await fetch(`${url}/a2a/message:send`, { method: "POST", headers: { "content-type": "application/json" }, body: "{nope" });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: { status: string } }).error.status).toBe("INVALID_ARGUMENT");
+  });
+
+  test("a message sent over HTTP+JSON is the same task JSON-RPC reads", async () => {
+    const sent = await fetch(`${url}/a2a/message:send`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ message: { messageId: "m1", role: "ROLE_USER", parts: [{ data: { n: 1 } }] }, metadata: { taskType: "echo" } }),
+    });
+    expect(sent.status).toBe(200);
+    const { task } = (await sent.json()) as { task: { id: string; status: { state: string } } };
+    expect(task.status.state).toBe("TASK_STATE_COMPLETED");
+    expect((await post(call("GetTask", { id: task.id }))).body.result).toMatchObject({ id: task.id, status: { state: "TASK_STATE_COMPLETED" } });
   });
 });
