@@ -22,7 +22,10 @@ export interface ToolContext {
   log?(level: LoggingLevel, data: unknown): Promise<void>;
 }
 
-/** A tool. `output`, when given, is its outputSchema: a successful result's structuredContent must match it. */
+/**
+ * A tool. `output` is its outputSchema: a successful result's structuredContent must match it, and a tool that
+ * answers structured content must declare one (the host answers an error result otherwise).
+ */
 export interface Tool<S extends TObject = TObject> {
   name: string;
   title?: string;

@@ -35,7 +35,7 @@ test("/mcp is the default server and /mcp/<name> each named one", async () => {
 
   const fixture = await connect("/mcp/fixture");
   const { tools } = await fixture.listTools();
-  expect(tools.map((t) => t.name)).toEqual(["add", "whoami", "explode", "divide", "misreport", "bump", "wait_for_release", "count_down"]);
+  expect(tools.map((t) => t.name)).toEqual(["add", "whoami", "explode", "divide", "misreport", "undeclared", "bump", "wait_for_release", "count_down"]);
   expect(tools[0]!.inputSchema).toMatchObject({ type: "object", required: ["a", "b"], properties: { a: { type: "integer" } } });
 });
 
@@ -62,7 +62,7 @@ test("invalid arguments are a result with isError naming the field, for the mode
   expect(unknown.message).toBe("MCP error -32602: Unknown tool: nope");
 });
 
-test("a tool's output schema is listed, its structured result checked against it, and a result outside it is an error", async () => {
+test("a tool's output schema is listed, its structured result checked against it, and a result outside it (or without one) is an error", async () => {
   const fixture = await connect("/mcp/fixture");
   const divide = (await fixture.listTools()).tools.find((t) => t.name === "divide")!;
   expect(divide.outputSchema).toMatchObject({ type: "object", required: ["quotient", "remainder"] });
@@ -71,6 +71,9 @@ test("a tool's output schema is listed, its structured result checked against it
   expect(await fixture.callTool({ name: "divide", arguments: { a: 1, b: 0 } })).toMatchObject({ isError: true, content: [{ text: "division by zero" }] });
   const broken = await fixture.callTool({ name: "misreport", arguments: {} });
   expect(broken).toEqual({ isError: true, content: [{ type: "text", text: "tool misreport produced a malformed result; the fault is logged" }] });
+  // Structured content needs a declared schema: without one it is the same fault.
+  const undeclared = await fixture.callTool({ name: "undeclared", arguments: {} });
+  expect(undeclared).toEqual({ isError: true, content: [{ type: "text", text: "tool undeclared produced a malformed result; the fault is logged" }] });
 });
 
 test("resource templates are listed, their resources listed and read, and their variables completed", async () => {
