@@ -6,9 +6,11 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { ClientFactory, ClientFactoryOptions, type Client } from "@a2a-js/sdk/client";
 import { ClientFactory as ClientFactory03, type Client as Client03 } from "a2a-sdk-v03/client";
+import { join } from "node:path";
 import { a2aCapability } from "../../src/a2a/capability.ts";
 import { pushAttempts } from "../../src/a2a/repo.ts";
 import { authzCapability } from "../../src/authz/capability.ts";
+import { issueToFolder } from "../../src/identity/issue.ts";
 import { platformCapability } from "../../src/platform/tools.ts";
 import { fixtureCapability } from "../fixtures/capability.ts";
 import { startApp, type RunningApp } from "../support/app.ts";
@@ -130,6 +132,32 @@ test("webhooks at addresses the egress rules forbid are refused, and nothing is 
   }
   expect((await client.listTaskPushNotificationConfig({ tenant: "", taskId, pageSize: 0, pageToken: "" })).configs).toEqual([]);
   await rpc(app.base, call("task.cancel", { id: taskId }));
+});
+
+test("a webhook that authenticates callers by mTLS gets the agent's own SVID, the scheme on its card", async () => {
+  const svid = join(dataDir.path, "webhook-svid");
+  await issueToFolder(app.runtime.config, "spiffe://platform.local/service/webhook", svid, 3600);
+  const ca = await Bun.file(join(svid, "bundle.pem")).text();
+  const arrived = Promise.withResolvers<unknown>();
+  const secured = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    // Only clients presenting a certificate from the trust bundle get through.
+    tls: { cert: Bun.file(join(svid, "svid.pem")), key: Bun.file(join(svid, "svid.key")), ca, requestCert: true, rejectUnauthorized: true },
+    fetch: async (request) => (arrived.resolve(await request.json()), new Response(null, { status: 204 })),
+  });
+  try {
+    const url = `https://127.0.0.1:${secured.port}/hook`;
+    const anonymous = await fetch(url, { method: "POST", body: "{}", tls: { ca, checkServerIdentity: () => undefined } } as RequestInit).then(() => "served", () => "refused");
+    expect(anonymous).toBe("refused");
+    const taskId = await runningTask();
+    await client.createTaskPushNotificationConfig({ tenant: "", id: "", taskId, url, token: "", authentication: { scheme: "mTLS", credentials: "" } });
+    await rpc(app.base, call("task.cancel", { id: taskId }));
+    expect(await arrived.promise).toMatchObject({ task: { id: taskId, status: { state: "TASK_STATE_CANCELED" } } });
+    expect(await attemptsUntil(taskId, (o) => o.includes("delivered"))).toEqual(["delivered"]);
+  } finally {
+    secured.stop(true);
+  }
 });
 
 test("a delivery waiting for its retry when the runtime stops is delivered after the restart", async () => {
