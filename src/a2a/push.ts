@@ -75,6 +75,8 @@ export class PushNotifications {
       // A delivery that was sending when the process stopped is sent again; a waiting one waits on (its deadline
       // is re-armed by the actor system).
       restored: (actor) => this.#follow(actor),
+      // A finished delivery lives on in its attempt rows; its actor is let go at once.
+      releaseFinal: true,
     };
     options.actors.register(this.kind);
     for (const row of repo.pushConfigTasks(options.db)) this.#watched.add(row);
@@ -83,7 +85,8 @@ export class PushNotifications {
 
   /** Sets (or replaces) a push config of a task; the URL must be http(s) and reachable under the egress rules. */
   async set(taskId: string, input: PushConfigInput, version: ProtocolVersion): Promise<A2aPushConfigRow> {
-    if (!this.tasks.getTask(taskId)) throw new TaskNotFoundError(taskId);
+    const task = this.tasks.getTask(taskId);
+    if (!task) throw new TaskNotFoundError(taskId);
     let url: URL;
     try {
       url = new URL(input.url);
@@ -112,7 +115,11 @@ export class PushNotifications {
       createdAt: new Date(),
     };
     repo.savePushConfig(this.options.db, row);
-    this.#watched.add(taskId);
+    if (!task.isTerminal()) {
+      this.#watched.add(taskId);
+      // The state it is in now is known to the client; the next one is the first to push.
+      if (!this.#notified.has(taskId)) this.#notified.set(taskId, task.state);
+    }
     return row;
   }
 
@@ -148,7 +155,11 @@ export class PushNotifications {
   #notify(update: TaskUpdate): void {
     if (this.#notified.get(update.id) === update.state) return;
     this.#notified.set(update.id, update.state);
-    if (update.final) this.#notified.delete(update.id);
+    if (update.final) {
+      // Nothing more will happen to it.
+      this.#notified.delete(update.id);
+      this.#watched.delete(update.id);
+    }
     const { maxAttempts, retryMs, maxDelayMs } = this.options;
     for (const config of repo.pushConfigs(this.options.db, update.id)) {
       const version = config.version as ProtocolVersion;

@@ -1,5 +1,5 @@
 /** Queries on the `a2a_tasks`, `a2a_push_configs` and `a2a_push_attempts` tables. Each takes the database or the transaction it should run in. */
-import { and, count, desc, eq, gt, inArray, isNull, lte, sql, type SQL } from "drizzle-orm";
+import { and, count, desc, eq, gt, inArray, isNull, lte, notInArray, sql, type SQL } from "drizzle-orm";
 import type { Db, DbOrTx } from "../db/client.ts";
 import { a2aPushAttempts, a2aPushConfigs, a2aTasks, type A2aPushAttemptRow, type A2aPushConfigRow, type A2aTaskRow } from "../db/schema.ts";
 import type { TaskState } from "./model.ts";
@@ -66,9 +66,14 @@ export const savePushConfig = (db: DbOrTx, row: A2aPushConfigRow): void => {
   db.insert(a2aPushConfigs).values(row).onConflictDoUpdate({ target: [a2aPushConfigs.taskId, a2aPushConfigs.id], set: changes }).run();
 };
 
-/** The ids of the tasks that have a push config. */
+/** The ids of the tasks in progress that have a push config (a finished task has its row in `a2a_tasks`). */
 export const pushConfigTasks = (db: DbOrTx): string[] =>
-  db.selectDistinct({ taskId: a2aPushConfigs.taskId }).from(a2aPushConfigs).all().map((r) => r.taskId);
+  db
+    .selectDistinct({ taskId: a2aPushConfigs.taskId })
+    .from(a2aPushConfigs)
+    .where(notInArray(a2aPushConfigs.taskId, db.select({ id: a2aTasks.id }).from(a2aTasks)))
+    .all()
+    .map((r) => r.taskId);
 
 export const pushConfigs = (db: DbOrTx, taskId: string): A2aPushConfigRow[] =>
   db.select().from(a2aPushConfigs).where(eq(a2aPushConfigs.taskId, taskId)).orderBy(a2aPushConfigs.createdAt).all();
