@@ -11,7 +11,7 @@ import type { TaskHandlers } from "./handlers.ts";
 import { SendParams, TaskIdParams, TaskStates, type TaskMessage } from "./model.ts";
 import { messageFrom, nativeStateOfV1, payloadOf, streamResultsTo, taskTo, type ProtocolVersion } from "./protocol.ts";
 import { StreamAnswer, type CallContext, type Method } from "./rpc.ts";
-import type { PushNotifications } from "./push.ts";
+import type { PushConfigInput, PushNotifications } from "./push.ts";
 import type { A2aPushConfigRow as PushRow } from "../db/schema.ts";
 import type { TaskManager } from "./service.ts";
 import type { Task } from "./task.ts";
@@ -61,15 +61,21 @@ export function buildMethods(deps: MethodDeps): Map<string, Method> {
   }
 
   /** Creates a task and starts its handler; with `blocking`, resolves once the task is final. */
+  /** Creates a task and starts its handler; with `blocking`, resolves once the task is final. */
   async function send(
     method: string,
     input: { type: string; payload: unknown; messages: TaskMessage[] | undefined; metadata?: Record<string, unknown>; contextId?: string },
     blocking: boolean,
     call: CallContext,
+    /** A push config sent with the message, in the version it came in. */
+    push?: { config: PushConfigInput; version: ProtocolVersion },
   ): Promise<Task> {
     await authorize(call.callerId, "task.send", { method, taskType: input.type, metadata: input.metadata });
+    if (push) await authorize(call.callerId, "task.notify", { method, taskType: input.type, metadata: input.metadata });
     if (!handlers.get(input.type)) throw new UnsupportedTaskTypeError(input.type, handlers.types());
+    const checked = push && (await pushOf().checked(push.config));
     const task = manager.createTask({ ...input, owner: call.callerId }, { started: true });
+    if (checked) pushOf().save(task.id, checked, push.version);
     const ran = handlers.run(manager, task, call.callerId);
     if (!blocking || call.notification) return manager.getTask(task.id)!;
     return (await ran) ?? manager.getTask(task.id)!;
@@ -105,6 +111,13 @@ export function buildMethods(deps: MethodDeps): Map<string, Method> {
     configuration: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
     metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   });
+  const AuthV1 = Type.Object({ scheme: Type.String(), credentials: Type.Optional(Type.String()) });
+  const V03Config = Type.Object({
+    id: Type.Optional(Type.String()),
+    url: Type.String(),
+    token: Type.Optional(Type.String()),
+    authentication: Type.Optional(Type.Object({ schemes: Type.Array(Type.String()), credentials: Type.Optional(Type.String()) })),
+  });
   const A2AGet = Type.Object({ id: Type.String({ minLength: 1 }), historyLength: Type.Optional(Type.Integer()) });
 
   function a2aInput(version: ProtocolVersion, params: unknown) {
@@ -122,7 +135,13 @@ export function buildMethods(deps: MethodDeps): Map<string, Method> {
     const contextId = typeof raw.contextId === "string" && raw.contextId ? raw.contextId : undefined;
     const blocking = version === "1.0" ? p.configuration?.returnImmediately !== true : p.configuration?.blocking !== false;
     const historyLength = typeof p.configuration?.historyLength === "number" ? p.configuration.historyLength : undefined;
-    return { input: { type, payload: payloadOf(message), messages: [message], metadata: p.metadata, contextId }, blocking, historyLength };
+    const config = pushConfigIn(version, p.configuration);
+    return {
+      input: { type, payload: payloadOf(message), messages: [message], metadata: p.metadata, contextId },
+      blocking,
+      historyLength,
+      push: config && { config, version },
+    };
   }
 
   /** An SSE answer carrying each change as JSON-RPC responses with the request's id. */
@@ -145,8 +164,8 @@ export function buildMethods(deps: MethodDeps): Map<string, Method> {
     const methods: Record<string, Method> = {
       [names.send]: {
         async run(params, call) {
-          const { input, blocking, historyLength } = a2aInput(version, params);
-          const task = taskTo(version, await send(names.send, input, blocking, call), historyLength);
+          const { input, blocking, historyLength, push } = a2aInput(version, params);
+          const task = taskTo(version, await send(names.send, input, blocking, call, push), historyLength);
           return version === "1.0" ? { task } : task;
         },
       },
@@ -154,8 +173,8 @@ export function buildMethods(deps: MethodDeps): Map<string, Method> {
         streaming: true,
         errorsInStream: version === "0.3",
         async run(params, call) {
-          const { input } = a2aInput(version, params);
-          const task = await send(names.stream, input, false, call);
+          const { input, push } = a2aInput(version, params);
+          const task = await send(names.stream, input, false, call, push);
           return streamOf(version, task.id, call);
         },
       },
@@ -196,13 +215,22 @@ export function buildMethods(deps: MethodDeps): Map<string, Method> {
   }
 
   // --- push notification configs ---
+  /** The push config a message carries in its configuration (v1.0 `taskPushNotificationConfig`, v0.3 `pushNotificationConfig`). */
+  function pushConfigIn(version: ProtocolVersion, configuration: Record<string, unknown> | undefined): PushConfigInput | undefined {
+    const given = configuration?.[version === "1.0" ? "taskPushNotificationConfig" : "pushNotificationConfig"];
+    if (given === undefined || given === null) return undefined;
+    if (version === "1.0") return parse(Type.Object({ id: Type.Optional(Type.String()), url: Type.String(), token: Type.Optional(Type.String()), authentication: Type.Optional(AuthV1) }), given);
+    const { authentication, ...rest } = parse(V03Config, given);
+    const scheme = authentication?.schemes[0];
+    return { ...rest, ...(scheme ? { authentication: { scheme, credentials: authentication.credentials } } : {}) };
+  }
   const pushOf = () => {
     if (!deps.push) throw new RpcError(RpcCode.PushNotificationNotSupported, "This agent does not send push notifications");
     return deps.push;
   };
   /** Authorizes `task.notify` on an existing task for the push config methods. */
   const notifiable = (taskId: string, method: string, call: CallContext) => existing(taskId, "task.notify", method, call);
-  const AuthV1 = Type.Object({ scheme: Type.String(), credentials: Type.Optional(Type.String()) });
+
   const v1Config = (row: PushRow) => ({
     id: row.id,
     taskId: row.taskId,
@@ -258,12 +286,7 @@ export function buildMethods(deps: MethodDeps): Map<string, Method> {
         const p = parse(
           Type.Object({
             taskId: Type.String({ minLength: 1 }),
-            pushNotificationConfig: Type.Object({
-              id: Type.Optional(Type.String()),
-              url: Type.String(),
-              token: Type.Optional(Type.String()),
-              authentication: Type.Optional(Type.Object({ schemes: Type.Array(Type.String()), credentials: Type.Optional(Type.String()) })),
-            }),
+            pushNotificationConfig: V03Config,
           }),
           params,
         );

@@ -47,6 +47,10 @@ export interface PushConfigInput {
   authentication?: { scheme: string; credentials?: string };
 }
 
+const checkedMark = Symbol("checked");
+/** A config whose URL passed `checked` (only `checked` makes one). */
+export type CheckedConfig = PushConfigInput & { [checkedMark]: true };
+
 /** At most this many webhooks per task. */
 const maxConfigsPerTask = 10;
 const mtlsScheme = /^(mtls|mutualtls)$/i;
@@ -85,8 +89,12 @@ export class PushNotifications {
 
   /** Sets (or replaces) a push config of a task; the URL must be http(s) and reachable under the egress rules. */
   async set(taskId: string, input: PushConfigInput, version: ProtocolVersion): Promise<A2aPushConfigRow> {
-    const task = this.tasks.getTask(taskId);
-    if (!task) throw new TaskNotFoundError(taskId);
+    if (!this.tasks.getTask(taskId)) throw new TaskNotFoundError(taskId);
+    return this.save(taskId, await this.checked(input), version);
+  }
+
+  /** A config's URL checked (http or https, no credentials in it, an address the egress rules allow). */
+  async checked(input: PushConfigInput): Promise<CheckedConfig> {
     let url: URL;
     try {
       url = new URL(input.url);
@@ -100,6 +108,16 @@ export class PushNotifications {
     } catch (error) {
       throw invalidParams(`Invalid params at /url: ${(error as Error).message} (a2a.push.allow_addresses)`, { path: "/url" });
     }
+    return { ...input, url: url.href, [checkedMark]: true };
+  }
+
+  /**
+   * Stores a checked config at once (no await between a task's creation and its config: its first change is
+   * pushed too). Throws TaskNotFoundError for an unknown task.
+   */
+  save(taskId: string, input: CheckedConfig, version: ProtocolVersion): A2aPushConfigRow {
+    const task = this.tasks.getTask(taskId);
+    if (!task) throw new TaskNotFoundError(taskId);
     const existing = repo.pushConfigs(this.options.db, taskId);
     const id = input.id || crypto.randomUUID();
     if (existing.length >= maxConfigsPerTask && !existing.some((c) => c.id === id))
@@ -107,7 +125,7 @@ export class PushNotifications {
     const row: A2aPushConfigRow = {
       id,
       taskId,
-      url: url.href,
+      url: input.url,
       token: input.token || null,
       authScheme: input.authentication?.scheme || null,
       authCredentials: input.authentication?.credentials || null,

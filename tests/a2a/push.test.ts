@@ -108,6 +108,33 @@ test("a state change is POSTed with the bearer credentials and the token; a fail
   expect(attempts[2]!.at.getTime() - attempts[1]!.at.getTime()).toBeGreaterThanOrEqual(40);
 });
 
+test("a config sent with the message itself pushes even the task's first change, here its completion", async () => {
+  const before = hook.received.length;
+  const result = (await client.sendMessage({
+    tenant: "",
+    message: {
+      messageId: crypto.randomUUID(),
+      contextId: "",
+      taskId: "",
+      role: 1,
+      parts: [{ content: { $case: "data", value: { a: 20, b: 22 } }, metadata: undefined, filename: "", mediaType: "" }],
+      metadata: { taskType: "add" },
+      extensions: [],
+      referenceTaskIds: [],
+    },
+    configuration: {
+      acceptedOutputModes: [],
+      historyLength: undefined,
+      returnImmediately: false,
+      taskPushNotificationConfig: { tenant: "", id: "", taskId: "", url: hook.url, token: "tok-send", authentication: undefined },
+    },
+    metadata: undefined,
+  })) as { id: string };
+  await hook.count(before + 1);
+  expect(hook.received[before]!.headers.get("x-a2a-notification-token")).toBe("tok-send");
+  expect(hook.received[before]!.body).toMatchObject({ task: { id: result.id, status: { state: "TASK_STATE_COMPLETED" } } });
+});
+
 test("the v0.3 client sets a config and receives the task in v0.3 shape", async () => {
   const legacy: Client03 = await new ClientFactory03().createFromUrl(app.base);
   const taskId = await runningTask();
