@@ -15,6 +15,7 @@ export const RpcCode = {
   PushNotificationNotSupported: -32003,
   UnsupportedTaskType: -32004,
   ExtendedCardNotConfigured: -32007,
+  VersionNotSupported: -32009,
   Unauthorized: -32020,
 } as const;
 

@@ -200,6 +200,8 @@ export class A2AServer {
       .post(
         "/rpc",
         async ({ request }) => {
+          const version = unsupportedVersion(request);
+          if (version) return rpcErrorResponse(RpcCode.VersionNotSupported, version);
           const text = await readBody(request, bodyLimit);
           if (text instanceof Response) return text;
           const answer = await handleRpc(text, methods, { callerId: callerOf(request), request }, log);
@@ -211,6 +213,8 @@ export class A2AServer {
       .all(
         `${restPrefix}/*`,
         async ({ request }) => {
+          const version = unsupportedVersion(request);
+          if (version) return restError(RpcCode.VersionNotSupported, version);
           const url = new URL(request.url);
           const text = request.method === "GET" || request.method === "DELETE" ? "" : await readBody(request, bodyLimit);
           if (text instanceof Response) return restError(RpcCode.InvalidRequest, `The body exceeds ${bodyLimit} bytes`);
@@ -244,6 +248,13 @@ export class A2AServer {
 }
 
 class BodyTooLarge extends Error {}
+
+/** The refusal of a request whose `A2A-Version` this server does not speak (it speaks 1.0 and 0.3); none without one. */
+function unsupportedVersion(request: Request): string | undefined {
+  const version = request.headers.get("a2a-version")?.trim();
+  if (!version || /^(1\.0|0\.3)(\.\d+)?$/.test(version)) return undefined;
+  return `A2A version ${version} is not supported; this agent speaks 1.0 and 0.3`;
+}
 
 /** The body as text, or the 413 answer when it is over `limit` bytes (declared or counted as it streams in). */
 async function readBody(request: Request, limit: number): Promise<string | Response> {

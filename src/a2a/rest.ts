@@ -54,6 +54,7 @@ const restErrors: Record<number, [number, string, string?]> = {
   [RpcCode.PushNotificationNotSupported]: [400, "FAILED_PRECONDITION", "PUSH_NOTIFICATION_NOT_SUPPORTED"],
   [RpcCode.UnsupportedTaskType]: [400, "FAILED_PRECONDITION", "UNSUPPORTED_OPERATION"],
   [RpcCode.ExtendedCardNotConfigured]: [400, "FAILED_PRECONDITION", "EXTENDED_AGENT_CARD_NOT_CONFIGURED"],
+  [RpcCode.VersionNotSupported]: [400, "FAILED_PRECONDITION", "VERSION_NOT_SUPPORTED"],
   [RpcCode.InvalidParams]: [400, "INVALID_ARGUMENT", "INVALID_PARAMS"],
   [RpcCode.InvalidRequest]: [400, "INVALID_ARGUMENT", "INVALID_PARAMS"],
   [RpcCode.ParseError]: [400, "INVALID_ARGUMENT", "INVALID_PARAMS"],

@@ -314,3 +314,12 @@ describe("the HTTP+JSON binding on the wire", () => {
     expect((await post(call("GetTask", { id: task.id }))).body.result).toMatchObject({ id: task.id, status: { state: "TASK_STATE_COMPLETED" } });
   });
 });
+
+test("a request naming an A2A version this server does not speak is VersionNotSupported, on both bindings", async () => {
+  const { body } = await post(call("GetTask", { id: "x" }), { "a2a-version": "2.0" });
+  expect(body.error).toMatchObject({ code: -32009, message: "A2A version 2.0 is not supported; this agent speaks 1.0 and 0.3" });
+  const rest = await fetch(`${url}/a2a/tasks/x`, { headers: { "a2a-version": "2.0" } });
+  expect(rest.status).toBe(400);
+  expect(((await rest.json()) as { error: { details: { reason: string }[] } }).error.details[0]!.reason).toBe("VERSION_NOT_SUPPORTED");
+  expect((await post(call("GetTask", { id: "x" }), { "a2a-version": "1.0" })).body.error.code).toBe(-32001);
+});
