@@ -105,7 +105,9 @@ export const ConfigSchema = Type.Object(
       /** Push notifications to clients' webhooks: docs/a2a.md. */
       push: Section({
         /** Address classes a webhook may resolve to besides public ones (as for vault services). */
-        allow_addresses: Type.Array(Type.Union(["loopback", "private", "link_local", "metadata"].map((c) => Type.Literal(c))), { default: [] }),
+        allow_addresses: Type.Array(Type.Union([Type.Literal("loopback"), Type.Literal("private"), Type.Literal("link_local"), Type.Literal("metadata")]), {
+          default: [],
+        }),
         max_attempts: Type.Integer({ minimum: 1, maximum: 50, default: 8 }),
         /** The wait after a first failed attempt; doubled after each further one, up to max_delay_ms. */
         retry_ms: Type.Integer({ minimum: 10, maximum: 3_600_000, default: 1000 }),

@@ -19,7 +19,6 @@ import { A2AServer } from "./http.ts";
 import { rpcErrorResponse } from "./rpc.ts";
 import { PushNotifications } from "./push.ts";
 import { TaskManager } from "./service.ts";
-import type { AddressClass } from "../vault/model.ts";
 
 export const a2aCapability: CapabilityFactory = (runtime) => {
   const { config, log, database, actors, mcp, health } = runtime;
@@ -32,7 +31,7 @@ export const a2aCapability: CapabilityFactory = (runtime) => {
     actors,
     db: database.db,
     log: a2aLog.child({ component: "a2a.push" }),
-    allowAddresses: allow_addresses as AddressClass[],
+    allowAddresses: allow_addresses,
     maxAttempts: max_attempts,
     retryMs: retry_ms,
     maxDelayMs: max_delay_ms,
