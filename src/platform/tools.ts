@@ -1,5 +1,6 @@
 /**
- * The platform's own MCP server: what an assistant asks of the runtime itself. The health report as a tool, as
+ * The platform's own MCP server: what an assistant asks of the runtime itself. The health report as a tool (which
+ * also logs the subsystems that are not ok, as a warning or an error, to a client listening), as
  * resources (the whole report and one per subsystem, subscribable: a subscriber hears when a status changes), and
  * a prompt that asks for a diagnosis, with the subsystem names completed.
  */
@@ -36,7 +37,13 @@ export const platformCapability: CapabilityFactory = ({ mcp, health }) => {
         input: Type.Object({}),
         output: HealthReport,
         annotations: { readOnlyHint: true },
-        handler: async () => jsonResult(health.report()),
+        handler: async (_args, { log }) => {
+          const report = health.report();
+          // A client listening to log notifications hears which subsystems are not ok, beside the result.
+          const troubled = Object.entries(report.subsystems).filter(([, part]) => part.status !== "ok");
+          if (troubled.length) await log?.(report.status === "down" ? "error" : "warning", { status: report.status, subsystems: Object.fromEntries(troubled) });
+          return jsonResult(report);
+        },
       }),
     )
     .resource({

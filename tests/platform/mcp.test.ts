@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { CapabilityFactory } from "../../src/capability.ts";
 import type { HealthStatus } from "../../src/health.ts";
 import { platformCapability } from "../../src/platform/tools.ts";
@@ -72,4 +72,16 @@ test("a subscriber to a subsystem's health hears when its status changes", async
   const now = JSON.parse(((await client.readResource({ uri: "platform://health/switch" })).contents[0] as { text: string }).text);
   expect(now).toEqual({ status: "degraded" });
   await client.unsubscribeResource({ uri: "platform://health/switch" });
+});
+
+test("the health tool logs the subsystems that are not ok to a client listening at warning level", async () => {
+  switchStatus = "degraded";
+  const heard: unknown[] = [];
+  client.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) => void heard.push(params));
+  await client.setLoggingLevel("warning");
+  await client.callTool({ name: "health", arguments: {} });
+  expect(heard).toEqual([{ level: "warning", logger: "health", data: { status: "degraded", subsystems: { switch: { status: "degraded" } } } }]);
+  switchStatus = "ok";
+  await client.callTool({ name: "health", arguments: {} });
+  expect(heard).toHaveLength(1);
 });
