@@ -21,6 +21,8 @@ export interface TaskInput {
   payload: unknown;
   messages: TaskMessage[];
   metadata: Record<string, unknown>;
+  /** The verified caller that sent it, when there was one: a caller lists its own tasks. */
+  owner?: string;
   at: number;
 }
 

@@ -111,6 +111,22 @@ export const ConfigSchema = Type.Object(
       /** The base URL other agents reach this one at; empty: http://<host>:<port> of the listener. */
       public_url: Type.String({ default: "", pattern: "^(https?://.+)?$" }),
       spiffe_id: Type.String({ minLength: 1, default: "spiffe://platform.local/platform", pattern: "^spiffe://" }),
+      /** The skill (task type) a message naming none runs; empty: such a message is refused, naming the skills. */
+      default_skill: Type.String({ default: "" }),
+      /** Skills the public card lists; empty lists all. Set, the full list is the extended card, for authenticated callers. */
+      public_skills: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
+      /** Push notifications to clients' webhooks: docs/a2a.md. */
+      push: Section({
+        /** Address classes a webhook may resolve to besides public ones (as for vault services). */
+        allow_addresses: Type.Array(Type.Union([Type.Literal("loopback"), Type.Literal("private"), Type.Literal("link_local"), Type.Literal("metadata")]), {
+          default: [],
+        }),
+        max_attempts: Type.Integer({ minimum: 1, maximum: 50, default: 8 }),
+        /** The wait after a first failed attempt; doubled after each further one, up to max_delay_ms. */
+        retry_ms: Type.Integer({ minimum: 10, maximum: 3_600_000, default: 1000 }),
+        max_delay_ms: Type.Integer({ minimum: 10, maximum: 86_400_000, default: 300_000 }),
+        timeout_ms: Type.Integer({ minimum: 100, maximum: 300_000, default: 10_000 }),
+      }),
     }),
     vault: Section({
       /** Directory of the key files, apart from the database; empty means `<data_dir>/vault-keys`. */

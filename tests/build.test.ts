@@ -21,6 +21,11 @@ test("the compiled executable serves /health from an empty folder", async () => 
   try {
     const res = await fetch(`${server.url}/health`);
     expect(await res.json()).toMatchObject({ status: "ok", subsystems: { database: { status: "ok" } } });
+    // The A2A card of each version, with both bindings and push notifications.
+    const v1 = (await fetch(`${server.url}/.well-known/agent-card.json`, { headers: { "a2a-version": "1.0" } }).then((r) => r.json())) as any;
+    expect(v1.supportedInterfaces.map((i: { protocolBinding: string }) => i.protocolBinding)).toEqual(["JSONRPC", "HTTP+JSON", "JSONRPC"]);
+    expect(v1.capabilities.pushNotifications).toBe(true);
+    expect(await fetch(`${server.url}/.well-known/agent-card.json`).then((r) => r.json())).toMatchObject({ protocolVersion: "0.3.0" });
   } finally {
     expect(await server.stop()).toBe(0);
   }
@@ -34,6 +39,11 @@ test("the compiled executable runs an MCP server over stdio", async () => {
   try {
     expect(client.getServerVersion()).toMatchObject({ name: "platform" });
     expect((await client.listTools()).tools.map((t) => t.name)).toContain("health");
+    // The health resources and the diagnose prompt work from the executable too.
+    const part = (await client.readResource({ uri: "platform://health/database" })).contents[0] as { text: string };
+    expect(JSON.parse(part.text)).toEqual({ status: "ok" });
+    const { messages } = await client.getPrompt({ name: "diagnose", arguments: { subsystem: "database" } });
+    expect(messages[1]!.content).toMatchObject({ type: "resource", resource: { uri: "platform://health/database" } });
   } finally {
     await client.close();
   }

@@ -8,6 +8,11 @@
  *    on Node.js, where its users run it, and on Bun. Each server runs in its own child process; this process
  *    only generates load.
  * 2. SSE fan-out: 1,000 subscribers stream one task that stores 20 updates; each must receive every one.
+ * 3. Mutual TLS: the same 64 clients against one runtime with the mTLS front on (development CA, allow-all
+ *    development policy, so both paths run the enforcer): plain HTTP, mTLS on connections kept alive, and mTLS as
+ *    the platform's A2AClient calls (its TLS options check the server's SPIFFE id, and Bun 1.4.5's fetch opens a
+ *    new connection for every such request); then the front's parts apart: TLS ended natively without the relay,
+ *    and the relay to the app listener without TLS.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -48,6 +53,77 @@ async function servePlatform() {
   const url = await server.start("127.0.0.1", 0);
   process.on("SIGTERM", () => (void server.stop(), rmSync(dir, { recursive: true, force: true }), process.exit(0)));
   console.log(JSON.stringify({ url }));
+}
+
+/** The runtime behind the mTLS front, an echo agent on it, and the pieces of the front measured apart. */
+async function serveMtls() {
+  const { createServer, connect } = await import("node:net");
+  const { A2AServer, AgentCard, TaskManager } = await import("../../src/a2a/index.ts");
+  const { authzCapability, securityOf } = await import("../../src/authz/capability.ts");
+  const { loadConfig } = await import("../../src/config.ts");
+  const { issueToFolder } = await import("../../src/identity/issue.ts");
+  const { openSvidSource } = await import("../../src/identity/service.ts");
+  const { createLogger } = await import("../../src/log.ts");
+  const { startRuntime } = await import("../../src/runtime.ts");
+  const { buildApp } = await import("../../src/server.ts");
+  const dir = mkdtempSync(join(tmpdir(), "platform-bench-mtls-"));
+  const quiet = createLogger({ level: "error", write: () => {} });
+  const config = loadConfig({
+    env: {
+      PLATFORM_DATA_DIR: dir,
+      PLATFORM_ENV: "development",
+      PLATFORM_IDENTITY__MTLS__ENABLED: "true",
+      PLATFORM_IDENTITY__MTLS__HOST: "127.0.0.1",
+      PLATFORM_IDENTITY__MTLS__PORT: "0",
+      PLATFORM_IDENTITY__MTLS__REQUIRED: "false",
+      PLATFORM_AUTHORIZATION__POLICY_DIR: join(import.meta.dir, "../../policies/dev"),
+      PLATFORM_AUTHORIZATION__AUDIT__ENABLED: "false",
+    },
+  });
+  const runtime = await startRuntime(config, quiet, [
+    authzCapability,
+    (rt) => {
+      const security = securityOf(rt);
+      const server = new A2AServer({
+        agentCard: (origin) => AgentCard.fromConfig({ name: "Bench", description: "Echo", url: origin, spiffeId: "spiffe://platform.local/platform" }),
+        taskManager: new TaskManager({ actors: rt.actors, db: rt.database.db, log: quiet }),
+        authzEnforcer: security.enforcer,
+        identify: security.identify,
+        log: quiet,
+      });
+      server.registerTaskHandler("echo", (task) => {
+        task.result = task.payload;
+        return task;
+      });
+      return { name: "bench-agent", http: server.plugin };
+    },
+  ]);
+  const { app } = buildApp(runtime);
+  app.listen({ hostname: "127.0.0.1", port: 0 });
+  const appPort = app.server!.port!;
+  const { mtls } = runtime.health.report().subsystems.authorization as unknown as { mtls: { port: number } };
+  await issueToFolder(config, "spiffe://platform.local/agent/planner", join(dir, "client"), 3600);
+  // The front's two parts apart: TLS ended natively with no relay (no client certificate, so unidentified), and
+  // the relay to the app listener through node:net without TLS.
+  const svid = (await openSvidSource(config, quiet))!.current();
+  const native = Bun.serve({ hostname: "127.0.0.1", port: 0, tls: { cert: svid.certPem, key: svid.keyPem }, fetch: (request) => app.handle(request) });
+  const relay = createServer((socket) => {
+    const upstream = connect({ host: "127.0.0.1", port: appPort });
+    socket.pipe(upstream);
+    upstream.pipe(socket);
+    for (const [a, b] of [[socket, upstream], [upstream, socket]] as const) a.on("error", () => b.destroy()).on("close", () => b.destroy());
+  });
+  await new Promise<void>((resolve) => relay.listen(0, "127.0.0.1", resolve));
+  process.on("SIGTERM", () => (rmSync(dir, { recursive: true, force: true }), process.exit(0)));
+  console.log(
+    JSON.stringify({
+      plain: `http://127.0.0.1:${appPort}`,
+      mtls: `https://127.0.0.1:${mtls.port}`,
+      native: `https://127.0.0.1:${native.port}`,
+      relay: `http://127.0.0.1:${(relay.address() as { port: number }).port}`,
+      client: join(dir, "client"),
+    }),
+  );
 }
 
 // --- the load ---
@@ -160,6 +236,49 @@ async function fanOut(url: string, subscribers: number, updates: number) {
   return { subscribers, eventsEach: expected, complete, seconds, delivered: results.reduce((n, r) => n + r.revisions.length, 0) };
 }
 
+/** Section 3: task.send over plain HTTP and over mTLS, and the mTLS front's parts apart, in turns. */
+async function mtlsComparison(seconds: number, clients: number) {
+  const proc = Bun.spawn([process.execPath, import.meta.path, "serve-mtls"], { stdout: "pipe", stderr: "inherit" });
+  try {
+    const urls = JSON.parse(await firstLine(proc.stdout, "the mTLS server")) as Record<"plain" | "mtls" | "native" | "relay" | "client", string>;
+    const { FileSvidSource, svidIdentityProvider } = await import("../../src/identity/svid.ts");
+    const files = { certFile: join(urls.client, "svid.pem"), keyFile: join(urls.client, "svid.key"), bundleFile: join(urls.client, "bundle.pem") };
+    const source = new FileSvidSource(files);
+    const [cert, key, ca] = await Promise.all([files.certFile, files.keyFile, files.bundleFile].map((f) => Bun.file(f).text()));
+    const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "task.send", params: { type: "echo", payload: { text: "hello" } } });
+    const sender = (url: string, tls?: () => object) => async () => {
+      const response = await fetch(`${url}/rpc`, { method: "POST", headers: { "content-type": "application/json" }, body, ...(tls ? { tls: tls() } : {}) } as RequestInit);
+      return ((await response.json()) as { result?: { state: string } }).result?.state === "completed";
+    };
+    const keptAlive = { cert, key, ca };
+    const measures: [string, () => Promise<boolean>][] = [
+      ["plain HTTP", sender(urls.plain)],
+      ["mTLS, connections kept alive", sender(urls.mtls, () => keptAlive)],
+      ["mTLS as A2AClient calls (SPIFFE id checked: a new connection each)", sender(urls.mtls, () => svidIdentityProvider(source).clientTls("spiffe://platform.local/platform"))],
+      ["  its part: TLS ended natively, no relay, kept alive", sender(urls.native, () => ({ ca }))],
+      ["  its part: the relay to the app listener, no TLS", sender(urls.relay)],
+    ];
+    for (const [, send] of measures) await load(clients, 1, send);
+    const rounds = await inTurns(5, measures.map(([, send]) => () => load(clients, seconds / 5, send)));
+    source.close();
+    const pooledRounds = rounds.map(pooled);
+    const tput = (r: Round) => r.completed / r.seconds;
+    const plain = tput(pooledRounds[0]!);
+    console.log(`\nA2A over mutual TLS: the same trivial task, ${clients} concurrent clients, ${seconds}s each, one runtime (mTLS front on)`);
+    console.log("The goal: mTLS on connections kept alive at least 70% of plain HTTP's tasks/s.\n");
+    printTable([
+      ["path", "tasks/s", "of plain", "p50 (ms)", "p99 (ms)", "errors"],
+      ...measures.map(([name], i) => {
+        const r = pooledRounds[i]!;
+        return [name, tput(r).toFixed(0), `${((tput(r) / plain) * 100).toFixed(0)}%`, percentile(r.latencies, 50).toFixed(2), percentile(r.latencies, 99).toFixed(2), String(r.errors)];
+      }),
+    ]);
+  } finally {
+    proc.kill("SIGTERM");
+    await proc.exited;
+  }
+}
+
 async function main(seconds: number) {
   // Bun's fetch keeps at most 256 requests in flight by default; the fan-out needs 1,000 open streams.
   if (!process.env.BUN_CONFIG_MAX_HTTP_REQUESTS) {
@@ -220,9 +339,12 @@ async function main(seconds: number) {
     ["events delivered", String(fan.delivered)],
     ["release to last subscriber's final event", `${fmt(fan.seconds * 1000, 0)} ms (${fmt(fan.delivered / fan.seconds, 0)} events/s)`],
   ]);
+  // Its own server and its own rounds: measured after the others have stopped.
+  await mtlsComparison(seconds, clients);
 }
 
 // Dispatched last, so every declaration above is initialised.
 const role = process.argv[2];
 if (role === "serve-platform") await servePlatform();
+else if (role === "serve-mtls") await serveMtls();
 else await main(Number(role ?? 5));

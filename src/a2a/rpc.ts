@@ -20,11 +20,19 @@ export interface Method {
   run(params: unknown, context: CallContext): Promise<unknown>;
   /** The method answers with `open(id)`'s SSE response rather than a JSON result. */
   streaming?: boolean;
+  /**
+   * A streaming method whose errors are an SSE stream of one `error` event carrying the JSON-RPC error (A2A v0.3
+   * clients read them there), not a JSON body.
+   */
+  errorsInStream?: boolean;
 }
 
-/** What a streaming method resolves with: the SSE response, given the request id its events carry. */
+/**
+ * What a streaming method resolves with: the SSE response, given how each result is wrapped for its binding (a
+ * JSON-RPC response carrying the request id, or the result itself over HTTP+JSON).
+ */
 export class StreamAnswer {
-  constructor(readonly open: (id: RpcId) => Response) {}
+  constructor(readonly open: (envelope: (result: unknown) => unknown) => Response) {}
 }
 
 type RpcResponse = { jsonrpc: "2.0"; id: RpcId; result: unknown } | { jsonrpc: "2.0"; id: RpcId; error: RpcErrorBody };
@@ -83,10 +91,16 @@ async function answer(
   }
   try {
     const result = await target.run(params ?? {}, { ...context, notification });
-    if (result instanceof StreamAnswer) return result.open(replyId);
+    if (result instanceof StreamAnswer) return result.open((r) => ({ jsonrpc: "2.0", id: replyId, result: r }));
     return notification ? undefined : { jsonrpc: "2.0", id: replyId, result };
   } catch (error) {
-    if (error instanceof RpcError) return notification ? undefined : { jsonrpc: "2.0", id: replyId, error: error.toBody() };
+    if (error instanceof RpcError) {
+      if (notification) return undefined;
+      const response: RpcResponse = { jsonrpc: "2.0", id: replyId, error: error.toBody() };
+      if (target.errorsInStream)
+        return new Response(`event: error\ndata: ${JSON.stringify(response)}\n\n`, { headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } });
+      return response;
+    }
     // Logged even for a notification: nobody hears of it otherwise.
     const errorId = randomUUID();
     log.error("internal error in JSON-RPC method", { method, errorId, error });

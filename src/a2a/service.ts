@@ -23,6 +23,7 @@ type TaskSnapshot = SnapshotFrom<typeof taskMachine>;
 
 /** One persisted change of a task, as watchers receive it. `revision` is the task's transition count. */
 export interface TaskUpdate {
+  id: string;
   revision: number;
   state: TaskState;
   task: Task;
@@ -37,6 +38,8 @@ export interface NewTask {
   metadata?: Record<string, unknown>;
   contextId?: string;
   id?: string;
+  /** The verified caller that sends it. */
+  owner?: string;
 }
 
 export interface TaskManagerOptions {
@@ -59,6 +62,7 @@ export class TaskManager {
   readonly #rows: ReturnType<typeof repo.taskStatements>;
   readonly #watchers = new Map<string, Set<TaskWatcher>>();
   readonly #history = new Map<string, TaskUpdate[]>();
+  readonly #changes = new Set<TaskWatcher>();
   #interrupted: string[] = [];
 
   constructor(options: TaskManagerOptions = {}) {
@@ -103,6 +107,7 @@ export class TaskManager {
       payload: input.payload ?? {},
       messages: (input.messages ?? []).map((m) => stampMessage(m, at)),
       metadata: input.metadata ?? {},
+      ...("owner" in input && input.owner ? { owner: input.owner } : {}),
       at,
     };
     const actor = this.#actors.spawn(this.kind, id, machineInput, started ? createdRunning(machineInput) : undefined);
@@ -136,7 +141,7 @@ export class TaskManager {
     const snapshot = this.#actors.get(this.kind, id)?.getSnapshot();
     if (snapshot?.status === "active") return updateOf(snapshot);
     const row = this.#rows.find(id);
-    return row && { revision: row.revision, state: row.state as TaskState, task: taskOfRow(row), final: finalStates.has(row.state as TaskState) };
+    return row && { id: row.id, revision: row.revision, state: row.state as TaskState, task: taskOfRow(row), final: finalStates.has(row.state as TaskState) };
   }
 
   /** How many tasks are in `state`, without reading them. */
@@ -147,12 +152,23 @@ export class TaskManager {
     return n;
   }
 
-  /** Tasks newest first, optionally only those in `state` and of `type`: in progress from their actors, finished from their rows. */
-  listTasks(state?: TaskState, type?: string, filter: { contextId?: string; limit?: number } = {}): Task[] {
+  /**
+   * Tasks newest first, optionally only those in `state` and of `type` and as `filter` narrows them: in progress
+   * from their actors, finished from their rows.
+   */
+  listTasks(state?: TaskState, type?: string, filter: Omit<repo.TaskFilter, "state" | "type"> = {}): Task[] {
     const live: TaskSnapshot[] = [];
-    for (const snapshot of this.#inProgress())
-      if ((!state || snapshot.value === state) && (!type || snapshot.context.type === type) && (!filter.contextId || snapshot.context.contextId === filter.contextId))
+    for (const snapshot of this.#inProgress()) {
+      const c = snapshot.context;
+      if (
+        (!state || snapshot.value === state) &&
+        (!type || c.type === type) &&
+        (!filter.contextId || c.contextId === filter.contextId) &&
+        (filter.owner === undefined || (c.owner ?? null) === filter.owner) &&
+        (!filter.updatedAfter || c.updatedAt > filter.updatedAfter.getTime())
+      )
         live.push(snapshot);
+    }
     const ids = new Set(live.map((snapshot) => snapshot.context.id));
     const tasks = [
       ...live.map(taskOf),
@@ -257,6 +273,11 @@ export class TaskManager {
     };
   }
 
+  /** Calls `listener` with every persisted change of every task from now on (push notifications follow them here). */
+  onChange(listener: TaskWatcher): void {
+    this.#changes.add(listener);
+  }
+
   /** The changes after `revision`, when all of them are still remembered; undefined when some are not. */
   changesSince(id: string, revision: number): TaskUpdate[] | undefined {
     const history = this.#history.get(id);
@@ -308,6 +329,7 @@ export class TaskManager {
         this.#history.delete(id);
       }
       if (watchers) for (const watcher of watchers) watcher(update);
+      for (const listener of this.#changes) listener(update);
     });
   }
 
@@ -335,6 +357,7 @@ function stampMessage(message: MessageInput | TaskMessage, at: number): TaskMess
 function updateOf(snapshot: TaskSnapshot): TaskUpdate {
   let task: Task | undefined;
   return {
+    id: snapshot.context.id,
     revision: snapshot.context.revision,
     state: snapshot.value as TaskState,
     final: snapshot.status !== "active",
@@ -374,6 +397,7 @@ function taskOfRow(row: A2aTaskRow): Task {
       artifacts: row.artifacts as TaskContext["artifacts"],
       result: row.result ?? undefined,
       error: row.error ?? undefined,
+      owner: row.owner ?? undefined,
       createdAt: row.createdAt.getTime(),
       updatedAt: row.updatedAt.getTime(),
     },
@@ -393,6 +417,7 @@ function rowOf({ context: c, value }: TaskSnapshot): A2aTaskRow {
     result: c.result ?? null,
     error: c.error ?? null,
     metadata: c.metadata,
+    owner: c.owner ?? null,
     revision: c.revision,
     createdAt: new Date(c.createdAt),
     updatedAt: new Date(c.updatedAt),

@@ -26,6 +26,8 @@ export interface Security {
   enforcer: AuthzEnforcer;
   /** The verified SPIFFE id behind a request on the main listener; undefined unless it came through mTLS. */
   identify(request: Request): string | undefined;
+  /** Whether a request on the main listener came through the mTLS front: the client spoke https to it. */
+  overTls(request: Request): boolean;
   /** This workload as an mTLS client; undefined when it has no SVID. */
   identityProvider(): IdentityProvider | undefined;
 }
@@ -53,6 +55,10 @@ function hub(runtime: Runtime) {
       identify(request) {
         const address = parts.front && parts.appServer?.requestIP(request);
         return address ? parts.front!.identityOf(address.address, address.port) : undefined;
+      },
+      overTls(request) {
+        const address = parts.front && parts.appServer?.requestIP(request);
+        return address ? parts.front!.forwarded(address.address, address.port) : false;
       },
       identityProvider: () => (parts.source ? svidIdentityProvider(parts.source) : undefined),
     };

@@ -2,7 +2,7 @@
  * Every table of the platform. snake_case in SQL, camelCase in TypeScript; row types are inferred.
  * Capabilities add their tables here so drizzle-kit sees one schema and writes one migration history.
  */
-import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 /** The persisted snapshot of every actor (tasks, sessions, leases, orders), written on each transition. */
 export const actors = sqliteTable(
@@ -147,14 +147,60 @@ export const a2aTasks = sqliteTable(
     result: text("result", { mode: "json" }).$type<unknown>(),
     error: text("error"),
     metadata: text("metadata", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    /** The verified SPIFFE id of the caller that sent it; null when the caller was not identified. */
+    owner: text("owner"),
     /** Counts the task's persisted transitions; SSE event ids are these numbers. */
     revision: integer("revision").notNull(),
     createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
     updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull(),
   },
-  (table) => [index("a2a_tasks_state_type").on(table.state, table.type), index("a2a_tasks_updated_at").on(table.updatedAt)],
+  (table) => [
+    index("a2a_tasks_state_type").on(table.state, table.type),
+    index("a2a_tasks_updated_at").on(table.updatedAt),
+    index("a2a_tasks_owner_created_at").on(table.owner, table.createdAt),
+  ],
 );
 export type A2aTaskRow = typeof a2aTasks.$inferSelect;
+
+/** Where a task's changes are pushed: a client's webhook, as CreateTaskPushNotificationConfig set it. */
+export const a2aPushConfigs = sqliteTable(
+  "a2a_push_configs",
+  {
+    /** Unique per task; the client's or generated. */
+    id: text("id").notNull(),
+    taskId: text("task_id").notNull(),
+    url: text("url").notNull(),
+    /** Echoed in X-A2A-Notification-Token so the client can tell its notifications apart. */
+    token: text("token"),
+    /** `Authorization: <scheme> <credentials>` on each delivery (scheme `mTLS`: the agent's SVID instead). */
+    authScheme: text("auth_scheme"),
+    authCredentials: text("auth_credentials"),
+    /** The A2A version it was set with (1.0 or 0.3): deliveries and answers are shaped for it. */
+    version: text("version").notNull(),
+    createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.taskId, table.id] })],
+);
+export type A2aPushConfigRow = typeof a2aPushConfigs.$inferSelect;
+
+/** One row per attempt to deliver a push notification, written with the delivery actor's transition. */
+export const a2aPushAttempts = sqliteTable(
+  "a2a_push_attempts",
+  {
+    deliveryId: text("delivery_id").notNull(),
+    attempt: integer("attempt").notNull(),
+    taskId: text("task_id").notNull(),
+    configId: text("config_id").notNull(),
+    at: integer("at", { mode: "timestamp_ms" }).notNull(),
+    /** The webhook's HTTP status; null when it could not be reached. */
+    status: integer("status"),
+    /** delivered, retrying or failed (the last attempt). */
+    outcome: text("outcome").notNull(),
+    error: text("error"),
+  },
+  (table) => [primaryKey({ columns: [table.deliveryId, table.attempt] }), index("a2a_push_attempts_task").on(table.taskId, table.at)],
+);
+export type A2aPushAttemptRow = typeof a2aPushAttempts.$inferSelect;
 // --- vault ---
 
 /** One row (id 1): whether the vault is sealed and which master key version wraps the data keys. */

@@ -75,6 +75,11 @@ export class MtlsFront {
     return this.#peers.get(`${address.replace(/^::ffff:/, "")}:${port}`);
   }
 
+  /** Whether an app request arriving from `address:port` came through this front (over TLS), identified or not. */
+  forwarded(address: string, port: number): boolean {
+    return this.#peers.has(`${address.replace(/^::ffff:/, "")}:${port}`);
+  }
+
   #accept(socket: TLSSocket) {
     this.#track(socket);
     const peer = socket.getPeerCertificate();

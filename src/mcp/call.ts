@@ -51,7 +51,7 @@ export async function callTool(
     log[invalid ? "info" : "warn"]("tool call failed", { tool: tool.name, duration: ms(started), success: false, error });
     return failure(error, tool);
   }
-  const outside = !result.isError && tool.output ? outputError(tool.output, result.structuredContent) : undefined;
+  const outside = result.isError ? undefined : outputError(tool.output, result.structuredContent);
   if (outside) {
     // The tool broke its own contract: a fault of ours, logged in full, answered without internals.
     log.error("tool result outside its output schema", { tool: tool.name, problem: outside });
@@ -69,7 +69,12 @@ export function checked<S extends TObject>(schema: S, value: unknown, what: stri
   return withDefaults as never;
 }
 
-function outputError(schema: TObject, value: unknown): string | undefined {
+/**
+ * What breaks the tool's output contract: a declared schema its structured content does not fit, or structured
+ * content from a tool that declares none (every tool that answers structured content lists its outputSchema).
+ */
+function outputError(schema: TObject | undefined, value: unknown): string | undefined {
+  if (!schema) return value === undefined ? undefined : "structuredContent without a declared output schema";
   if (value === undefined) return "no structuredContent";
   const error = Value.Errors(schema, value).First();
   return error && `${dotted(error.path)}: ${error.message}`;

@@ -18,11 +18,14 @@ export interface ToolContext {
    * the tool is reached another way (an A2A task). State kept per session ends with `McpServerSpec.onSessionEnd`.
    */
   session?: string;
-  /** Sends an MCP log notification to the client, at or above the level it set; a no-op elsewhere. */
+  /** Sends an MCP log notification to the client, at or above the level it set (info until it sets one); a no-op elsewhere. */
   log?(level: LoggingLevel, data: unknown): Promise<void>;
 }
 
-/** A tool. `output`, when given, is its outputSchema: a successful result's structuredContent must match it. */
+/**
+ * A tool. `output` is its outputSchema: a successful result's structuredContent must match it, and a tool that
+ * answers structured content must declare one (the host answers an error result otherwise).
+ */
 export interface Tool<S extends TObject = TObject> {
   name: string;
   title?: string;
@@ -34,17 +37,30 @@ export interface Tool<S extends TObject = TObject> {
   handler(args: Static<S>, context: ToolContext): Promise<CallToolResult>; // method syntax: any Tool<S> fits Tool[]
 }
 
+/** Who is asking, for a resource read, a prompt or a completion: what a tool sees of its caller and session. */
+export interface RequestContext {
+  caller?: string;
+  session?: string;
+}
+
+/**
+ * Calls `changed` whenever the resource's content changes, until the returned function is called. A resource (or
+ * template) with `watch` can be subscribed to (resources/subscribe), and subscribers get resources/updated.
+ */
+export type Watch = (changed: () => void) => () => void;
+
 export interface Resource {
   uri: string;
   name: string;
   title?: string;
   description?: string;
   mimeType?: string;
-  read(): Promise<string | Uint8Array>;
+  read(context: RequestContext): Promise<string | Uint8Array>;
+  watch?: Watch;
 }
 
 /** Completes one argument (of a prompt or a resource template) from what the user typed so far. */
-export type Completer = (typed: string) => Promise<string[]>;
+export type Completer = (typed: string, context: RequestContext) => Promise<string[]>;
 
 /** Resources addressed by an RFC 6570 template (`chat://guilds/{guildId}/channels`). */
 export interface ResourceTemplate {
@@ -53,11 +69,13 @@ export interface ResourceTemplate {
   title?: string;
   description?: string;
   mimeType?: string;
-  /** Reads the resource whose URI matched the template; throw for one that does not exist. */
-  read(uri: string, variables: Record<string, string>): Promise<string | Uint8Array>;
+  /** Reads the resource whose URI matched the template; throw ResourceNotFound for one that does not exist. */
+  read(uri: string, variables: Record<string, string>, context: RequestContext): Promise<string | Uint8Array>;
   /** The concrete resources it currently stands for, added to resources/list. */
-  list?(): Promise<{ uri: string; name: string; description?: string }[]>;
+  list?(context: RequestContext): Promise<{ uri: string; name: string; description?: string }[]>;
   complete?: Record<string, Completer>;
+  /** Watches one of its resources (see Watch). */
+  watch?(uri: string, variables: Record<string, string>, changed: () => void): () => void;
 }
 
 /** Prompt arguments are strings in MCP; an object of optional or required strings describes them. */
@@ -69,7 +87,15 @@ export interface Prompt<A extends PromptArguments = PromptArguments> {
   description: string;
   arguments: A;
   complete?: Partial<Record<keyof Static<A> & string, Completer>>;
-  get(args: Static<A>): Promise<GetPromptResult>;
+  get(args: Static<A>, context: RequestContext): Promise<GetPromptResult>;
+}
+
+/** A resource that does not exist (or that the caller may not see): answered as MCP's "resource not found". */
+export class ResourceNotFound extends Error {
+  override name = "ResourceNotFound";
+  constructor(readonly uri: string) {
+    super(`Resource not found: ${uri}`);
+  }
 }
 
 export const defineTool = <S extends TObject>(tool: Tool<S>): Tool<S> => tool;

@@ -1,14 +1,18 @@
 /**
  * Streamable HTTP sessions for one named MCP server: each `initialize` gets its own SDK server and transport,
- * found again by the `Mcp-Session-Id` header. Idle sessions are closed after `idleMs`.
+ * found again by the `Mcp-Session-Id` header. Idle sessions are closed after `idleMs`. Each session keeps its
+ * recent SSE events (events.ts): every SSE stream a POST opens starts with a priming event (an id, no data) and a
+ * retry hint, so a client that loses the stream can GET it back with `Last-Event-ID` and miss nothing. The
+ * transport refuses an `MCP-Protocol-Version` header naming a version it does not speak (400).
  */
 import { randomUUID } from "node:crypto";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 import type { Logger } from "../log.ts";
+import { SessionEventStore } from "./events.ts";
 import { rpcError } from "./rpc-error.ts";
 import type { McpServerSpec } from "./registry.ts";
-import { createMcpServer } from "./server.ts";
+import { connectMcpServer } from "./server.ts";
 
 interface Session {
   transport: WebStandardStreamableHTTPServerTransport;
@@ -16,6 +20,9 @@ interface Session {
   /** Who initialized it; nobody else may use it, whatever session id they present. */
   caller: string | undefined;
 }
+
+/** How long a client whose stream broke waits before it reconnects (the SSE `retry` field). */
+const reconnectAfterMs = 1000;
 
 export class McpSessions {
   readonly #sessions = new Map<string, Session>();
@@ -58,13 +65,15 @@ export class McpSessions {
   async #open(request: Request, caller: string | undefined, authInfo: AuthInfo | undefined): Promise<Response> {
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
+      eventStore: new SessionEventStore(),
+      retryInterval: reconnectAfterMs,
       onsessioninitialized: (id) => void this.#sessions.set(id, { transport, lastSeen: Date.now(), caller }),
       onsessionclosed: (id) => void this.#sessions.delete(id),
     });
     transport.onclose = () => {
       if (transport.sessionId) this.#sessions.delete(transport.sessionId);
     };
-    await createMcpServer(this.spec, this.log).connect(transport);
+    await connectMcpServer(this.spec, this.log, transport);
     const response = await transport.handleRequest(request, { authInfo });
     // Anything but a successful initialize leaves no session behind.
     if (!transport.sessionId) await transport.close();

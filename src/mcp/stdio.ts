@@ -2,20 +2,19 @@
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { Logger } from "../log.ts";
 import type { McpServerSpec } from "./registry.ts";
-import { createMcpServer } from "./server.ts";
+import { connectMcpServer } from "./server.ts";
 
 /** Resolves when the client closes stdin (or the transport closes). */
 export async function serveStdio(spec: McpServerSpec, log: Logger): Promise<void> {
   const transport = new StdioServerTransport();
   const closed = Promise.withResolvers<void>();
-  const server = createMcpServer(spec, log);
+  const server = await connectMcpServer(spec, log, transport);
   const endSession = server.onclose;
   server.onclose = () => {
     endSession?.();
     closed.resolve();
   };
   process.stdin.once("end", () => void server.close());
-  await server.connect(transport);
   log.debug("MCP stdio server ready", { server: spec.info.name });
   await closed.promise;
 }

@@ -3,7 +3,7 @@ import type { Capability, CapabilityFactory, Runtime } from "../capability.ts";
 import { vaultHttp } from "./http.ts";
 import { VaultService } from "./service.ts";
 import { startSetupServer, type SetupServer } from "./setup/server.ts";
-import { vaultTools } from "./tools.ts";
+import { vaultMcp } from "./tools.ts";
 
 /** The capability, with its service for in-process callers (the CLI verbs and hooks open their own). */
 export type VaultCapability = Capability & { vault: VaultService; setupLink(): string | undefined };
@@ -11,12 +11,16 @@ export type VaultCapability = Capability & { vault: VaultService; setupLink(): s
 export const vaultCapability = (({ config, log, database, actors, mcp, health }) => {
   const vault = new VaultService(database.db, actors, log, config);
   vault.store.initialize();
+  const { tools, resources, templates, prompts } = vaultMcp(vault, database.db);
   mcp
     .server("vault", {
       title: "Credential vault",
       instructions: "Call services through the vault: it injects credentials and redacts them from answers. You never hold a credential.",
     })
-    .tool(...vaultTools(vault, database.db));
+    .tool(...tools)
+    .resource(...resources)
+    .template(...templates)
+    .prompt(...prompts);
   health.register("vault", () => {
     const { sealed, masterVersion } = vault.store.health();
     return { status: sealed ? "degraded" : "ok", sealed, masterVersion };

@@ -68,13 +68,13 @@ export const ApiCallInput = Type.Object({
 });
 export type ApiCallInput = Static<typeof ApiCallInput>;
 
-export interface ApiCallResult {
-  status: number;
-  headers: Record<string, string>;
-  /** UTF-8 text, or base64 when `bodyEncoding` says so. */
-  body: string;
-  bodyEncoding: "utf8" | "base64";
-}
+export const ApiCallResult = Type.Object({
+  status: Type.Integer(),
+  headers: Type.Record(Type.String(), Type.String()),
+  body: Type.String({ description: "UTF-8 text, or base64 when bodyEncoding says so; credential values redacted" }),
+  bodyEncoding: Type.Union([Type.Literal("utf8"), Type.Literal("base64")]),
+});
+export type ApiCallResult = Static<typeof ApiCallResult>;
 
 export const ExecInput = Type.Object({
   service: Type.String({ minLength: 1, maxLength: 64 }),
@@ -83,33 +83,37 @@ export const ExecInput = Type.Object({
 });
 export type ExecInput = Static<typeof ExecInput>;
 
-export interface ExecResult {
-  exitCode: number | null;
-  stdout: string;
-  stderr: string;
-  timedOut: boolean;
-}
+export const ExecResult = Type.Object({
+  exitCode: Type.Union([Type.Integer(), Type.Null()]),
+  stdout: Type.String(),
+  stderr: Type.String(),
+  timedOut: Type.Boolean(),
+});
+export type ExecResult = Static<typeof ExecResult>;
 
-export interface ServiceView {
-  name: string;
-  template: string;
-  base_url: string;
-  injection: Injection["type"];
-  status: "unchecked" | "working" | "failing";
-  status_reason: string | null;
-  checked_at: string | null;
-  allow_methods: Method[];
-  allow_paths: string[];
-  allow_addresses: AddressClass[];
-  commands: string[];
-}
+/** A service as callers see it: never its credential. */
+export const ServiceView = Type.Object({
+  name: Type.String(),
+  template: Type.String(),
+  base_url: Type.String(),
+  injection: Type.Union(Injection.anyOf.map((kind) => kind.properties.type)),
+  status: Type.Union([Type.Literal("unchecked"), Type.Literal("working"), Type.Literal("failing")]),
+  status_reason: Type.Union([Type.String(), Type.Null()]),
+  checked_at: Type.Union([Type.String(), Type.Null()]),
+  allow_methods: Type.Array(Method),
+  allow_paths: Type.Array(Type.String()),
+  allow_addresses: Type.Array(AddressClass),
+  commands: Type.Array(Type.String()),
+});
+export type ServiceView = Static<typeof ServiceView>;
 
-export interface CheckResult {
-  service: string;
-  ok: boolean;
-  status?: number;
-  reason: string;
-}
+export const CheckResult = Type.Object({
+  service: Type.String(),
+  ok: Type.Boolean(),
+  status: Type.Optional(Type.Integer()),
+  reason: Type.String(),
+});
+export type CheckResult = Static<typeof CheckResult>;
 
 export const LoginInput = Type.Object({
   role_id: Type.String({ minLength: 1, maxLength: 128 }),

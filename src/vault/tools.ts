@@ -1,16 +1,21 @@
-/** The `vault` MCP server: api_call, exec, check and services. Adapters only; the rules live in service.ts. */
+/**
+ * The `vault` MCP server: the tools api_call, exec, check and services; the services as resources
+ * (vault://services, vault://services/{name}, names completed); and a prompt that sets up a call through the
+ * vault. Adapters only; the rules live in service.ts. Every one of them acts for the verified caller's role.
+ */
 import { Type } from "@sinclair/typebox";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { defineTool, jsonResult, type ToolContext } from "../mcp/define.ts";
+import { definePrompt, defineTool, jsonResult, ResourceNotFound, type Prompt, type RequestContext, type Resource, type ResourceTemplate } from "../mcp/define.ts";
 import type { Caller } from "./approle.ts";
+import { InvalidArguments } from "../mcp/call.ts";
 import { toolErrorText, VaultError } from "./errors.ts";
-import { ApiCallInput, ExecInput } from "./model.ts";
+import { ApiCallInput, ApiCallResult, CheckResult, ExecInput, ExecResult, ServiceView } from "./model.ts";
 import * as repo from "./repo.ts";
 import type { VaultService } from "./service.ts";
 
-export const vaultTools = (vault: VaultService, db: Parameters<typeof repo.findRole>[0]) => {
+export const vaultMcp = (vault: VaultService, db: Parameters<typeof repo.findRole>[0]) => {
   /** A verified caller acts as the role of the same name; an unverified one only on a trusted local server. */
-  const callerOf = (context: ToolContext): Caller => {
+  const callerOf = (context: RequestContext): Caller => {
     if (context.caller) {
       const role = repo.findRole(db, context.caller);
       if (!role) throw new VaultError("PERMISSION_DENIED", `${context.caller} has no vault role`);
@@ -28,7 +33,7 @@ export const vaultTools = (vault: VaultService, db: Parameters<typeof repo.findR
     }
   };
 
-  return [
+  const tools = [
     defineTool({
       name: "api_call",
       title: "Call a service's API",
@@ -36,6 +41,7 @@ export const vaultTools = (vault: VaultService, db: Parameters<typeof repo.findR
         "Send an HTTP request to a configured service. Give the service name, a method and a path on the service (never a host); " +
         "the vault injects the credential and returns status, headers and body with every credential value redacted.",
       input: ApiCallInput,
+      output: ApiCallResult,
       annotations: { openWorldHint: true },
       handler: (args, context) => guarded(async () => jsonResult({ ...(await vault.apiCall(args, callerOf(context), context.signal)) })),
     }),
@@ -46,6 +52,7 @@ export const vaultTools = (vault: VaultService, db: Parameters<typeof repo.findR
         "Run an allowlisted command (e.g. git, gh, psql, aws) with the service's credential in its environment. No shell: args are passed as they are. " +
         "Output is sanitized; the run is stopped at the time limit.",
       input: ExecInput,
+      output: ExecResult,
       annotations: { openWorldHint: true, destructiveHint: true },
       handler: (args, context) => guarded(async () => jsonResult({ ...(await vault.exec(args, callerOf(context))) })),
     }),
@@ -54,6 +61,7 @@ export const vaultTools = (vault: VaultService, db: Parameters<typeof repo.findR
       title: "Check a service's credential",
       description: "Run the service's probe request and say whether its credential works. The credential is never returned.",
       input: Type.Object({ service: Type.String({ minLength: 1, maxLength: 64 }) }),
+      output: CheckResult,
       annotations: { readOnlyHint: true, openWorldHint: true },
       handler: ({ service }, context) => guarded(async () => jsonResult({ ...(await vault.check(service, callerOf(context))) })),
     }),
@@ -62,8 +70,72 @@ export const vaultTools = (vault: VaultService, db: Parameters<typeof repo.findR
       title: "List configured services",
       description: "List the configured services: name, template, status and allowlists. Never credentials.",
       input: Type.Object({}),
+      output: Type.Object({ services: Type.Array(ServiceView) }),
       annotations: { readOnlyHint: true },
       handler: (_args, context) => guarded(async () => jsonResult({ services: await vault.services(callerOf(context)) })),
     }),
   ];
+
+  const json = (value: unknown) => JSON.stringify(value, null, 2);
+  const services = (context: RequestContext) => vault.services(callerOf(context));
+  const names = async (typed: string, context: RequestContext) => (await services(context)).map((s) => s.name).filter((name) => name.startsWith(typed));
+  const resources: Resource[] = [
+    {
+      uri: "vault://services",
+      name: "services",
+      title: "Services",
+      description: "The services this caller may use: template, status and allowlists. Never credentials.",
+      mimeType: "application/json",
+      read: async (context) => json(await services(context)),
+    },
+  ];
+  const templates: ResourceTemplate[] = [
+    {
+      uriTemplate: "vault://services/{name}",
+      name: "service",
+      title: "One service",
+      description: "One service this caller may use: what it allows and whether its credential works. Never the credential.",
+      mimeType: "application/json",
+      list: async (context) => (await services(context)).map((s) => ({ uri: `vault://services/${s.name}`, name: s.name, description: `${s.template} service at ${s.base_url}` })),
+      read: async (uri, { name }, context) => {
+        const found = (await services(context)).find((s) => s.name === name);
+        if (!found) throw new ResourceNotFound(uri);
+        return json(found);
+      },
+      complete: { name: names },
+    },
+  ];
+  const prompts: Prompt[] = [
+    definePrompt({
+      name: "call-service",
+      title: "Call a service through the vault",
+      description: "Set up a task that calls one of the vault's services: its allowlists, and how to call it without ever holding the credential.",
+      arguments: Type.Object({
+        service: Type.String({ description: "the service to call" }),
+        goal: Type.String({ description: "what the calls should achieve" }),
+      }),
+      complete: { service: names },
+      get: async ({ service, goal }, context) => {
+        const found = (await services(context)).find((s) => s.name === service);
+        if (!found) throw new InvalidArguments("prompt call-service", "service", `no service named ${service} is available to this caller`);
+        return {
+          description: `Call ${service} through the vault`,
+          messages: [
+            {
+              role: "user",
+              content: {
+                type: "text",
+                text:
+                  `Goal: ${goal}\n\nUse the vault's api_call tool with service "${service}" for every request to ${found.base_url}: give a method and a path, never a host. ` +
+                  `Allowed methods: ${found.allow_methods.join(", ") || "none"}; allowed paths: ${found.allow_paths.join(", ") || "none"}. ` +
+                  "The vault adds the credential and redacts it from answers; never ask for it or try to print it.",
+              },
+            },
+            { role: "user", content: { type: "resource", resource: { uri: `vault://services/${service}`, mimeType: "application/json", text: json(found) } } },
+          ],
+        };
+      },
+    }),
+  ];
+  return { tools, resources, templates, prompts };
 };

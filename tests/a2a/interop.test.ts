@@ -1,6 +1,9 @@
-/** The off-the-shelf @a2a-js/sdk client against this server over loopback: v1.0, and v0.3 through its compat layer. */
+/**
+ * The off-the-shelf @a2a-js/sdk client against this server over loopback: v1.0 over both bindings the card declares
+ * (JSON-RPC and HTTP+JSON, the same tests for each), and v0.3 through its compat layer.
+ */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
+import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, type Client } from "@a2a-js/sdk/client";
 import { TaskState } from "@a2a-js/sdk";
 import type { A2AServer } from "../../src/a2a/index.ts";
 import { gate, startAgent } from "./support.ts";
@@ -46,9 +49,17 @@ const sendRequest = (text: string, metadata?: Record<string, unknown>) => ({
   metadata,
 });
 
-describe("v1.0", () => {
+for (const binding of ["JSONRPC", "HTTP+JSON"] as const) describe(`v1.0 over ${binding}`, () => {
+  /** The official client, choosing `binding` among the card's interfaces. */
+  const connect = async (clientConfig: { polling?: boolean } = {}): Promise<Client> => {
+    const options = ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { preferredTransports: [binding], clientConfig });
+    const client = await new ClientFactory(options).createFromUrl(url);
+    expect((client as unknown as { transport: { protocolName: string } }).transport.protocolName).toBe(binding);
+    return client;
+  };
+
   test("discovers the card, sends a message and gets the completed task", async () => {
-    const client = await new ClientFactory().createFromUrl(url);
+    const client = await connect();
     const result = await client.sendMessage(sendRequest("hello"));
     expect("status" in result).toBe(true);
     const task = result as Exclude<typeof result, { messageId: string }>;
@@ -62,7 +73,7 @@ describe("v1.0", () => {
   });
 
   test("streams a task from submitted or working to completed", async () => {
-    const client = await new ClientFactory().createFromUrl(url);
+    const client = await connect();
     release = gate();
     started = gate<string>();
     const events: { $case: string; state?: number }[] = [];
@@ -84,8 +95,7 @@ describe("v1.0", () => {
   });
 
   test("cancels a working task; cancelling again is TaskNotCancelable", async () => {
-    const factory = new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { clientConfig: { polling: true } }));
-    const client = await factory.createFromUrl(url);
+    const client = await connect({ polling: true });
     started = gate<string>();
     release = gate();
     const sent = (await client.sendMessage(sendRequest("wait", { taskType: "hold" }))) as { id: string };
@@ -99,7 +109,7 @@ describe("v1.0", () => {
   });
 
   test("lists tasks by state", async () => {
-    const client = await new ClientFactory().createFromUrl(url);
+    const client = await connect();
     const list = await client.listTasks({ tenant: "", contextId: "", status: TaskState.TASK_STATE_CANCELED, pageToken: "", statusTimestampAfter: undefined });
     expect(list.tasks.length).toBeGreaterThan(0);
     expect(list.tasks.every((t) => t.status?.state === TaskState.TASK_STATE_CANCELED)).toBe(true);

@@ -156,11 +156,15 @@ describe("wire surface", () => {
   test("the native card and the v1.0 card", async () => {
     const card = await fetch(`${url}/.well-known/agent.json`).then((r) => r.json());
     expect(card).toMatchObject({ name: "Test agent", url, version: "1.0.0", extensions: { spiffeId: "spiffe://test.local/agent/server" } });
-    const v1 = await fetch(`${url}/.well-known/agent-card.json`).then((r) => r.json());
+    const v1 = await fetch(`${url}/.well-known/agent-card.json`, { headers: { "a2a-version": "1.0" } }).then((r) => r.json());
     expect(v1).toMatchObject({
       name: "Test agent",
-      supportedInterfaces: [{ url: `${url}/rpc`, protocolBinding: "JSONRPC", protocolVersion: "1.0" }, { protocolVersion: "0.3" }],
-      capabilities: { streaming: true },
+      supportedInterfaces: [
+        { url: `${url}/rpc`, protocolBinding: "JSONRPC", protocolVersion: "1.0" },
+        { url: `${url}/a2a`, protocolBinding: "HTTP+JSON", protocolVersion: "1.0" },
+        { url: `${url}/rpc`, protocolBinding: "JSONRPC", protocolVersion: "0.3" },
+      ],
+      capabilities: { streaming: true, pushNotifications: false, extendedAgentCard: false },
     });
   });
 
@@ -238,4 +242,87 @@ describe("SSE task stream", () => {
     expect(response.status).toBe(404);
     expect(await response.json()).toMatchObject({ error: { code: RpcCode.TaskNotFound } });
   });
+});
+
+describe("tasks of one caller and another", () => {
+  let agent: Awaited<ReturnType<typeof startAgent>>;
+  beforeAll(async () => {
+    // Stands in for the mTLS front (tested in tests/a2a/mtls.test.ts): the caller is whoever the header names.
+    agent = await startAgent({ identify: (request) => request.headers.get("x-test-caller") ?? undefined }, (s) =>
+      s.registerTaskHandler("note", (task) => task),
+    );
+  });
+  afterAll(() => agent.server.stop());
+  const as = (caller: string | undefined): Record<string, string> => (caller ? { "x-test-caller": caller } : {});
+  const sendAs = async (caller: string | undefined) =>
+    (await agent.rpc(call("task.send", { type: "note", payload: {} }), as(caller))).body.result.id as string;
+  const listAs = async (caller: string | undefined) =>
+    (await agent.rpc(call("ListTasks", {}), as(caller))).body.result.tasks.map((t: { id: string }) => t.id) as string[];
+
+  test("ListTasks shows a caller only the tasks it sent; unidentified callers share theirs", async () => {
+    const ada = await sendAs("spiffe://test.local/ada");
+    const bob = await sendAs("spiffe://test.local/bob");
+    const nobody = await sendAs(undefined);
+    expect(await listAs("spiffe://test.local/ada")).toEqual([ada]);
+    expect(await listAs("spiffe://test.local/bob")).toEqual([bob]);
+    expect(await listAs(undefined)).toEqual([nobody]);
+  });
+
+  test("GetExtendedAgentCard is -32007 when the agent has no extended card", async () => {
+    const { body } = await agent.rpc(call("GetExtendedAgentCard", {}), as("spiffe://test.local/ada"));
+    expect(body.error).toMatchObject({ code: -32007, message: "This agent has no extended agent card" });
+  });
+
+  test("bad ListTasks filters are invalid params naming the field", async () => {
+    for (const [params, path] of [
+      [{ status: "TASK_STATE_SLEEPING" }, "/status"],
+      [{ statusTimestampAfter: "yesterday" }, "/statusTimestampAfter"],
+      [{ pageToken: "-4" }, "/pageToken"],
+      [{ pageSize: 500 }, "/pageSize"],
+    ] as const) {
+      const { body } = await agent.rpc(call("ListTasks", params));
+      expect(body.error).toMatchObject({ code: -32602, data: { path } });
+    }
+  });
+});
+
+describe("the HTTP+JSON binding on the wire", () => {
+  test("errors carry the HTTP status, the status name and the A2A reason; unknown routes are 404", async () => {
+    const missing = await fetch(`${url}/a2a/tasks/no-such-task`);
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toEqual({
+      error: {
+        code: 404,
+        status: "NOT_FOUND",
+        message: "Task not found: no-such-task",
+        details: [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "TASK_NOT_FOUND", domain: "a2a-protocol.org", metadata: { id: "no-such-task" } }],
+      },
+    });
+    const route = await fetch(`${url}/a2a/tasks/x:juggle`, { method: "POST" });
+    expect(route.status).toBe(404);
+    const bad = await fetch(`${url}/a2a/message:send`, { method: "POST", headers: { "content-type": "application/json" }, body: "{nope" });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: { status: string } }).error.status).toBe("INVALID_ARGUMENT");
+  });
+
+  test("a message sent over HTTP+JSON is the same task JSON-RPC reads", async () => {
+    const sent = await fetch(`${url}/a2a/message:send`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ message: { messageId: "m1", role: "ROLE_USER", parts: [{ data: { n: 1 } }] }, metadata: { taskType: "echo" } }),
+    });
+    expect(sent.status).toBe(200);
+    const { task } = (await sent.json()) as { task: { id: string; status: { state: string } } };
+    expect(task.status.state).toBe("TASK_STATE_COMPLETED");
+    expect((await post(call("GetTask", { id: task.id }))).body.result).toMatchObject({ id: task.id, status: { state: "TASK_STATE_COMPLETED" } });
+  });
+});
+
+test("a request naming an A2A version this server does not speak is VersionNotSupported, on both bindings", async () => {
+  const { body } = await post(call("GetTask", { id: "x" }), { "a2a-version": "2.0" });
+  expect(body.error).toMatchObject({ code: -32009, message: "A2A version 2.0 is not supported; this agent speaks 1.0 and 0.3" });
+  const rest = await fetch(`${url}/a2a/tasks/x`, { headers: { "a2a-version": "2.0" } });
+  expect(rest.status).toBe(400);
+  expect(((await rest.json()) as { error: { details: { reason: string }[] } }).error.details[0]!.reason).toBe("VERSION_NOT_SUPPORTED");
+  expect((await post(call("GetTask", { id: "x" }), { "a2a-version": "1.0" })).body.error.code).toBe(-32001);
 });

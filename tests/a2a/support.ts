@@ -1,8 +1,20 @@
-/** A2A test helpers: a standalone server on a free loopback port, JSON-RPC posting, and SSE reading. */
+/** A2A test helpers: a standalone server on a free loopback port, the platform's agent over mTLS, JSON-RPC posting, and SSE reading. */
 import { join } from "node:path";
 import { EventSourceParserStream } from "eventsource-parser/stream";
 import type { EventSourceMessage } from "eventsource-parser";
 import { AgentCard, A2AServer, type A2AServerOptions } from "../../src/a2a/index.ts";
+import { a2aCapability } from "../../src/a2a/capability.ts";
+import { authzCapability } from "../../src/authz/capability.ts";
+import type { CapabilityFactory } from "../../src/capability.ts";
+import { loadConfig } from "../../src/config.ts";
+import { issueToFolder } from "../../src/identity/issue.ts";
+import { FileSvidSource, svidIdentityProvider } from "../../src/identity/svid.ts";
+import { createLogger } from "../../src/log.ts";
+import { platformCapability } from "../../src/platform/tools.ts";
+import { startRuntime } from "../../src/runtime.ts";
+import { buildApp } from "../../src/server.ts";
+import { fixtureCapability } from "../fixtures/capability.ts";
+import { tempDir } from "../support/temp.ts";
 
 export async function startAgent(options: Partial<A2AServerOptions> = {}, setup: (server: A2AServer) => void = () => {}) {
   const server = new A2AServer({
@@ -54,3 +66,50 @@ export const openAuthorization = {
   PLATFORM_AUTHORIZATION__POLICY_DIR: join(import.meta.dir, "../../policies/dev"),
   PLATFORM_IDENTITY__MTLS__REQUIRED: "false",
 };
+
+/**
+ * The platform's own agent as `platform serve` runs it, with the mTLS front on, the development CA, and the policy
+ * shipped in policies/; `identity(id)` issues an SVID and gives the fetch that presents it.
+ */
+export async function startPlatformAgent(env: Record<string, string> = {}, factories?: CapabilityFactory[]) {
+  const dir = tempDir();
+  const config = loadConfig({
+    env: {
+      PLATFORM_DATA_DIR: dir.path,
+      PLATFORM_ENV: "development",
+      PLATFORM_IDENTITY__MTLS__ENABLED: "true",
+      PLATFORM_IDENTITY__MTLS__HOST: "127.0.0.1",
+      PLATFORM_IDENTITY__MTLS__PORT: "0",
+      PLATFORM_AUTHORIZATION__POLICY_DIR: join(import.meta.dir, "../../policies"),
+      PLATFORM_VAULT__SETUP_ENABLED: "false",
+      ...env,
+    },
+  });
+  const quiet = createLogger({ level: "error", write: () => {} });
+  const runtime = await startRuntime(config, quiet, factories ?? [platformCapability, authzCapability, a2aCapability, fixtureCapability]);
+  const { app, closeMcp } = buildApp(runtime);
+  app.listen({ hostname: "127.0.0.1", port: 0 });
+  const { mtls } = runtime.health.report().subsystems.authorization as unknown as { mtls: { port: number } };
+  const sources: FileSvidSource[] = [];
+  return {
+    runtime,
+    plainUrl: `http://127.0.0.1:${app.server!.port}`,
+    mtlsUrl: `https://127.0.0.1:${mtls.port}`,
+    /** A fetch presenting an SVID for `spiffeId`, issued from the development CA. */
+    async identity(spiffeId: string): Promise<typeof fetch> {
+      const out = join(dir.path, "svids", spiffeId.split("/").at(-1)!);
+      await issueToFolder(config, spiffeId, out, 3600);
+      const source = new FileSvidSource({ certFile: join(out, "svid.pem"), keyFile: join(out, "svid.key"), bundleFile: join(out, "bundle.pem") });
+      sources.push(source);
+      const tls = svidIdentityProvider(source).clientTls();
+      return ((input: string | URL | Request, init?: RequestInit) => fetch(input, { ...init, tls } as RequestInit)) as typeof fetch;
+    },
+    async close() {
+      for (const source of sources) source.close();
+      await app.stop(true);
+      await closeMcp();
+      await runtime.close();
+      dir.remove();
+    },
+  };
+}

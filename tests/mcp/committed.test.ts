@@ -9,7 +9,7 @@ import { openDatabase } from "../../src/db/client.ts";
 import { createLogger } from "../../src/log.ts";
 import { defineTool, textResult } from "../../src/mcp/define.ts";
 import { McpRegistry } from "../../src/mcp/registry.ts";
-import { createMcpServer } from "../../src/mcp/server.ts";
+import { connectMcpServer } from "../../src/mcp/server.ts";
 import { groupedKind, refuseCommitsFromThree, refusingKind } from "../fixtures/refused-commit.ts";
 import { tempDir } from "../support/temp.ts";
 import { failOnStalls } from "../support/loop.ts";
@@ -54,7 +54,7 @@ async function setup() {
     }),
   );
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await createMcpServer(mcp.get("counting")!, log).connect(serverSide);
+  await connectMcpServer(mcp.get("counting")!, log, serverSide);
   const client = new Client({ name: "test", version: "1" });
   await client.connect(clientSide);
   cleanups.push(() => client.close());

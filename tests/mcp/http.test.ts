@@ -38,7 +38,7 @@ test("/mcp is the default server and /mcp/<name> each named one", async () => {
 
   const fixture = await connect("/mcp/fixture");
   const { tools } = await fixture.listTools();
-  expect(tools.map((t) => t.name)).toEqual(["add", "whoami", "explode", "divide", "misreport", "count_down"]);
+  expect(tools.map((t) => t.name)).toEqual(["add", "whoami", "explode", "divide", "misreport", "undeclared", "bump", "wait_for_release", "count_down"]);
   expect(tools[0]!.inputSchema).toMatchObject({ type: "object", required: ["a", "b"], properties: { a: { type: "integer" } } });
 });
 
@@ -65,7 +65,7 @@ test("invalid arguments are a result with isError naming the field, for the mode
   expect(unknown.message).toBe("MCP error -32602: Unknown tool: nope");
 });
 
-test("a tool's output schema is listed, its structured result checked against it, and a result outside it is an error", async () => {
+test("a tool's output schema is listed, its structured result checked against it, and a result outside it (or without one) is an error", async () => {
   const fixture = await connect("/mcp/fixture");
   const divide = (await fixture.listTools()).tools.find((t) => t.name === "divide")!;
   expect(divide.outputSchema).toMatchObject({ type: "object", required: ["quotient", "remainder"] });
@@ -74,6 +74,9 @@ test("a tool's output schema is listed, its structured result checked against it
   expect(await fixture.callTool({ name: "divide", arguments: { a: 1, b: 0 } })).toMatchObject({ isError: true, content: [{ text: "division by zero" }] });
   const broken = await fixture.callTool({ name: "misreport", arguments: {} });
   expect(broken).toEqual({ isError: true, content: [{ type: "text", text: "tool misreport produced a malformed result; the fault is logged" }] });
+  // Structured content needs a declared schema: without one it is the same fault.
+  const undeclared = await fixture.callTool({ name: "undeclared", arguments: {} });
+  expect(undeclared).toEqual({ isError: true, content: [{ type: "text", text: "tool undeclared produced a malformed result; the fault is logged" }] });
 });
 
 test("resource templates are listed, their resources listed and read, and their variables completed", async () => {
@@ -82,7 +85,7 @@ test("resource templates are listed, their resources listed and read, and their 
     { uriTemplate: "fixture://words/{word}", name: "word", description: "A word and its length.", mimeType: "application/json" },
   ]);
   const { resources } = await fixture.listResources();
-  expect(resources.map((r) => r.uri)).toEqual(["fixture://greeting", "fixture://words/apple", "fixture://words/apricot", "fixture://words/banana"]);
+  expect(resources.map((r) => r.uri)).toEqual(["fixture://greeting", "fixture://counter", "fixture://words/apple", "fixture://words/apricot", "fixture://words/banana"]);
   expect((await fixture.readResource({ uri: "fixture://words/banana" })).contents).toEqual([
     { uri: "fixture://words/banana", mimeType: "application/json", text: '{"word":"banana","length":6}' },
   ]);
@@ -92,6 +95,8 @@ test("resource templates are listed, their resources listed and read, and their 
   expect(completed.completion).toEqual({ values: ["apple", "apricot"], total: 2, hasMore: false });
   const mood = await fixture.complete({ ref: { type: "ref/prompt", name: "greet" }, argument: { name: "mood", value: "w" } });
   expect(mood.completion.values).toEqual(["warm", "wry"]);
+  const unknown = await fixture.complete({ ref: { type: "ref/prompt", name: "nope" }, argument: { name: "mood", value: "" } }).catch((e) => e);
+  expect(unknown.code).toBe(-32602);
 });
 
 test("a tool's log lines reach a client at or above the level it set", async () => {
