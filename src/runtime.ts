@@ -46,7 +46,7 @@ export async function startRuntime(
   const database = openDatabase(join(config.data_dir, "platform.db"));
   const actors = new ActorSystem({ db: database.db, log, retentionMs: config.actors.retention_seconds * 1000 });
   const health = new Health(version);
-  const runtime: Runtime = { config, log, database, actors, mcp: new McpRegistry(version, { settled: () => actors.committed() }), health };
+  const runtime: Runtime = { config, log, database, actors, mcp: new McpRegistry(version, { settled: () => actors.committed() }), health, role };
 
   health.register("database", () => {
     database.sqlite.query("SELECT 1").get();
