@@ -8,7 +8,8 @@ import { chatFailure } from "./errors.ts";
 import { ChatGateway, chatSessionKind, intentBits } from "./gateway.ts";
 import { chatPrompts } from "./prompts.ts";
 import { chatResources } from "./resources.ts";
-import { ChatService, restClient } from "./service.ts";
+import { restClient } from "./rest.ts";
+import { ChatService } from "./service.ts";
 import { botToken } from "./token.ts";
 import { chatTools } from "./tools/all.ts";
 import { toTool } from "./tools/tool.ts";
@@ -68,9 +69,7 @@ export const chatCapability: CapabilityFactory = async ({ config, log, database,
   return {
     name: "chat",
     start: () => gateway?.connect(),
-    async stop() {
-      await gateway?.stop();
-    },
+    stop: () => gateway?.stop(),
   };
 };
 chatCapability.mcpServers = ["chat"];

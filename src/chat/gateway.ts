@@ -41,6 +41,9 @@ export function intentBits(names: string[]): number {
   return bits;
 }
 
+/** States in which no connection may start. */
+const holding = new Set<ChatSessionState>(["reconnecting", "stopped", "invalid_token"]);
+
 export class ChatGateway {
   /** One session actor per process: a stdio server beside `serve` holds a bot session of its own. */
   readonly id = `chat-session-${randomUUID()}`;
@@ -96,13 +99,22 @@ export class ChatGateway {
   tokenRefused(): void {
     if (this.state === "invalid_token") return;
     this.#send({ type: "TOKEN_REFUSED" });
-    void this.#manager.destroy();
+    this.#close("Token refused");
   }
 
-  async stop(): Promise<void> {
+  stop(): void {
     this.#send({ type: "STOP" });
-    this.#hold?.resolve();
-    await this.#manager.destroy({ code: 1000, reason: "Shutting down" });
+    this.#close("Shutting down");
+  }
+
+  /**
+   * Closes the socket. Not awaited: while a connection waits for HELLO or READY, the library's destroy races its
+   * own reconnect and may never settle. The socket closes all the same, and the reconnect it starts is held by
+   * #sessionInfo, since the session is over.
+   */
+  #close(reason: string): void {
+    this.#release();
+    Promise.resolve(this.#manager.destroy({ code: 1000, reason })).catch((error: unknown) => this.log.debug("chat gateway close failed", { error: messageOf(error) }));
   }
 
   #snapshot() {
@@ -128,20 +140,27 @@ export class ChatGateway {
     });
   }
 
-  /** Asked by the library before each connection (and each heartbeat); holds a connection back during backoff. */
+  /**
+   * Asked by the library before each connection (and each heartbeat): holds a connection back while the session
+   * waits out its backoff, and for good once the session is over (stopped, or its token refused).
+   */
   async #sessionInfo(): Promise<SessionInfo | null> {
-    if (this.state === "reconnecting") {
+    while (holding.has(this.state)) {
       this.#hold ??= Promise.withResolvers<void>();
       await this.#hold.promise;
     }
     return this.#session;
   }
 
-  #entered(state: ChatSessionState): void {
-    if (state === "reconnecting") return;
+  #release(): void {
     const hold = this.#hold;
     this.#hold = undefined;
     hold?.resolve();
+  }
+
+  #entered(state: ChatSessionState): void {
+    if (holding.has(state)) return;
+    this.#release();
     if (state === "connecting" && this.#restart) this.#start();
   }
 

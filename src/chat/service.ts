@@ -4,7 +4,7 @@
  * through (@discordjs/rest: buckets, Retry-After, the global limit, 5xx retries), and the reads that tools and
  * resources share. Every failure leaves here as a ChatError, with the token scrubbed from its text.
  */
-import { REST } from "@discordjs/rest";
+import type { REST } from "@discordjs/rest";
 import type { APIChannel, APIGuildChannel, APIMessage, APIPartialGuild, APIRole, RESTGetAPIChannelMessagesQuery } from "discord-api-types/v10";
 import { Routes } from "discord-api-types/v10";
 import type { Config } from "../config.ts";
@@ -17,19 +17,6 @@ export type ChatConfig = Config["chat"];
 
 /** A configured token, or why there is none. */
 export type BotToken = { token: string } | { token?: undefined; missing: string };
-
-export function restClient(config: ChatConfig, token: string, log: Logger): REST {
-  const rest = new REST({
-    api: config.api_base,
-    version: "10",
-    globalRequestsPerSecond: config.global_requests_per_second,
-    timeout: config.request_timeout_ms,
-    // A wait past the allowance is answered as RateLimitError with the wait, not waited out.
-    rejectOnRateLimit: ({ retryAfter }) => retryAfter > config.max_wait_ms,
-  }).setToken(token);
-  rest.on("rateLimited", (info) => log.debug("chat rate limit", { route: info.route, global: info.global, retryAfter: info.retryAfter }));
-  return rest;
-}
 
 export class ChatService {
   readonly #token?: string;

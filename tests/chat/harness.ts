@@ -26,7 +26,8 @@ export interface ChatHarness {
 }
 
 export interface ChatOptions {
-  env?: Record<string, string>;
+  /** Settings for the server; a function of the stand-in when they name its ids. */
+  env?: Record<string, string> | ((discord: DiscordStandIn) => Record<string, string>);
   discord?: StandInOptions;
   /** The bot token the server is given; null for none. The stand-in's own by default. */
   token?: string | null;
@@ -45,7 +46,7 @@ export async function startChat({ env = {}, discord: discordOptions = {}, token,
       ...(token === null ? {} : { CHAT_TOKEN: token ?? discord.token }),
       PLATFORM_CHAT__API_BASE: discord.api,
       PLATFORM_CHAT__RECONNECT_BASE_MS: "20",
-      ...env,
+      ...(typeof env === "function" ? env(discord) : env),
     },
   });
   const clients: Client[] = [];
@@ -71,7 +72,7 @@ export async function startChat({ env = {}, discord: discordOptions = {}, token,
 
 /** This process's session actor (a crashed process's may be restored beside it, stopped). */
 export function currentSession(runtime: RunningApp["runtime"]) {
-  const actor = [...runtime.actors.live(chatSessionKind)].find((a) => a.getSnapshot().status === "active");
+  const actor = [...runtime.actors.live(chatSessionKind)].find((a) => a.getSnapshot().value !== "stopped");
   if (!actor) throw new Error("no chat session actor is live");
   return actor;
 }

@@ -93,8 +93,7 @@ test("a refused token ends in invalid_token, said in /health; nothing reconnects
 test("a token the gateway refuses (4004) also ends in invalid_token", async () => {
   chat = await startChat();
   await chat.untilState("ready");
-  // The REST API still takes the token; the gateway no longer does.
-  (chat.discord.gateway as unknown as { token: () => string }).token = () => "rotated";
+  chat.discord.revokeToken();
   chat.discord.gateway.drop();
   await chat.untilState("invalid_token");
   expect((await health()).chat).toBe("invalid_token");

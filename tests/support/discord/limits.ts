@@ -24,6 +24,8 @@ export interface Storm {
   /** Share of requests answered 429 (scope shared) whatever their bucket holds. */
   rate: number;
   retryAfterMs: number;
+  /** How many 429s to send before the storm ends by itself; unbounded if left out. */
+  count?: number;
 }
 
 export interface LimitVerdict {
@@ -40,6 +42,8 @@ export class RateLimits {
   #global = { count: 0, resetAt: 0, blockedUntil: 0 };
   /** Requests that arrived while their limit was known to be exhausted. */
   breaks = 0;
+  /** Every 429 sent, by scope. */
+  readonly sent429 = { user: 0, global: 0, shared: 0 };
   storm?: Storm;
   random: () => number = Math.random;
 
@@ -63,21 +67,23 @@ export class RateLimits {
     };
     if (global) {
       this.breaks++;
-      return { headers, tooMany: tooMany(global, "global", { "x-ratelimit-global": "true" }) };
+      return { headers, tooMany: this.#tooMany(global, "global", { "x-ratelimit-global": "true" }) };
     }
     if (now < state.blockedUntil) {
       this.breaks++;
-      return { headers, tooMany: tooMany(state.blockedUntil - now, "user", { ...headers, "x-ratelimit-remaining": "0" }) };
+      return { headers, tooMany: this.#tooMany(state.blockedUntil - now, "user", { ...headers, "x-ratelimit-remaining": "0" }) };
     }
     if (state.remaining <= 0) {
       this.breaks++;
       state.blockedUntil = state.resetAt;
-      return { headers, tooMany: tooMany(state.resetAt - now, "user", { ...headers, "x-ratelimit-remaining": "0" }) };
+      return { headers, tooMany: this.#tooMany(state.resetAt - now, "user", { ...headers, "x-ratelimit-remaining": "0" }) };
     }
-    if (this.storm && this.random() < this.storm.rate) {
+    const storm = this.storm;
+    if (storm && this.random() < storm.rate) {
+      if (storm.count !== undefined && --storm.count <= 0) this.storm = undefined;
       // A shared resource's limit: not the client's doing, so not a break; its Retry-After binds all the same.
-      state.blockedUntil = now + this.storm.retryAfterMs;
-      return { headers, tooMany: tooMany(this.storm.retryAfterMs, "shared", headers) };
+      state.blockedUntil = now + Math.ceil(storm.retryAfterMs / 1000) * 1000;
+      return { headers, tooMany: this.#tooMany(storm.retryAfterMs, "shared", headers) };
     }
     state.remaining--;
     return { headers };
@@ -93,18 +99,20 @@ export class RateLimits {
     return this.#global.resetAt - now;
   }
 
+  #tooMany(waitMs: number, scope: "user" | "global" | "shared", headers: Record<string, string>): Response {
+    this.sent429[scope]++;
+    const retryAfter = Math.max(waitMs, 1) / 1000;
+    return Response.json(
+      { message: "You are being rate limited.", retry_after: Number(retryAfter.toFixed(3)), global: scope === "global" },
+      { status: 429, headers: { ...headers, "retry-after": String(Math.ceil(retryAfter)), "x-ratelimit-scope": scope } },
+    );
+  }
+
   reset(): void {
     this.#buckets.clear();
     this.#global = { count: 0, resetAt: 0, blockedUntil: 0 };
     this.breaks = 0;
     this.storm = undefined;
+    Object.assign(this.sent429, { user: 0, global: 0, shared: 0 });
   }
-}
-
-function tooMany(waitMs: number, scope: "user" | "global" | "shared", headers: Record<string, string>): Response {
-  const retryAfter = Math.max(waitMs, 1) / 1000;
-  return Response.json(
-    { message: "You are being rate limited.", retry_after: Number(retryAfter.toFixed(3)), global: scope === "global" },
-    { status: 429, headers: { ...headers, "retry-after": String(Math.ceil(retryAfter)), "x-ratelimit-scope": scope } },
-  );
 }

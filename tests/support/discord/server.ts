@@ -43,6 +43,8 @@ export interface DiscordStandIn extends Seed {
   requests: LoggedRequest[];
   /** Overrides a route's bucket limit, e.g. to drive a burst into it. */
   setLimit(route: string, limit: number, windowMs: number): void;
+  /** Refuses the bot's token from now on: 401 on REST, 4004 on the gateway. */
+  revokeToken(): void;
   /** Answers the next `count` requests with a 5xx (a Discord outage), before routing them. */
   failNext(count: number, status?: number): void;
   /** A fresh world and counters; the sockets stay. */
@@ -66,6 +68,7 @@ const majorParameter = (params: Record<string, string>) => params.channel_id ?? 
 
 export async function startDiscord(options: StandInOptions = {}): Promise<DiscordStandIn> {
   const token = options.token ?? "MTIz.stand-in.bot-token-0123456789abcdef";
+  let revoked = false;
   const defaults = { limit: options.limit ?? 1000, windowMs: options.windowMs ?? 1000 };
   const compiled = allRoutes.map(compile);
   const limitOverrides = new Map<string, { limit: number; windowMs: number }>();
@@ -77,7 +80,7 @@ export async function startDiscord(options: StandInOptions = {}): Promise<Discor
   const base = () => `127.0.0.1:${server.port}`;
   const gateway = new GatewayStandIn(
     () => seed.world,
-    () => token,
+    () => (revoked ? "" : token),
     () => ({ gateway: `ws://${base()}/gateway`, resume: `ws://${base()}/gateway-resume` }),
     options.heartbeatIntervalMs ?? 41_250,
   );
@@ -85,7 +88,7 @@ export async function startDiscord(options: StandInOptions = {}): Promise<Discor
   const handle = async (request: Request): Promise<Response> => {
     const url = new URL(request.url);
     const path = url.pathname.slice("/api/v10".length) || "/";
-    const authorized = request.headers.get("authorization") === `Bot ${token}`;
+    const authorized = !revoked && request.headers.get("authorization") === `Bot ${token}`;
     const entry: LoggedRequest = { method: request.method, path, status: 0, authorized };
     requests.push(entry);
     const answer = (response: Response) => ((entry.status = response.status), response);
@@ -147,12 +150,14 @@ export async function startDiscord(options: StandInOptions = {}): Promise<Discor
     limits,
     requests,
     setLimit: (route, limit, windowMs) => void limitOverrides.set(route, { limit, windowMs }),
+    revokeToken: () => void (revoked = true),
     failNext: (count, status = 502) => void (failures = { count, status }),
     reset() {
       seed = seedWorld();
       Object.assign(standIn, seed);
       limits.reset();
       limitOverrides.clear();
+      revoked = false;
       requests.length = 0;
     },
     async stop() {

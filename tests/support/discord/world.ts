@@ -72,6 +72,7 @@ export interface Seed {
     rule: string;
     command: string;
     firstMessage: string;
+    otherChannel: string;
   };
 }
 
@@ -292,6 +293,7 @@ export function seedWorld(): Seed {
       rule: rule.id,
       command: command.id,
       firstMessage: first.id,
+      otherChannel: otherGeneral.id,
     },
   };
 }
