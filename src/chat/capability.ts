@@ -50,7 +50,7 @@ export const chatCapability: CapabilityFactory = async ({ config, log, database,
     .tool(...chatTools.filter((spec) => !settings.read_only || spec.kind === "read").map((spec) => toTool(spec, chat)))
     .resource(...resources.resources)
     .template(...resources.templates)
-    .prompt(...chatPrompts);
+    .prompt(...chatPrompts(resources.completeGuild));
 
   health.register("chat", () => {
     const state = chat.state;

@@ -22,6 +22,7 @@ export class ChatService {
   readonly #token?: string;
   readonly #missing?: string;
   #applicationId?: Promise<string>;
+  #botUserId?: Promise<string>;
 
   constructor(
     readonly config: ChatConfig,
@@ -51,7 +52,7 @@ export class ChatService {
   async call<T>(scope: CallScope, run: (rest: REST) => Promise<T>): Promise<T> {
     try {
       const rest = this.#usable();
-      await this.#allowed(scope, rest);
+      await this.assertAllowed(scope, rest);
       return await run(rest);
     } catch (error) {
       const failure = fromDiscord(error, scope);
@@ -75,6 +76,15 @@ export class ChatService {
     this.#applicationId ??= (rest.get(Routes.currentApplication()) as Promise<{ id: string }>).then(({ id }) => id);
     this.#applicationId.catch(() => (this.#applicationId = undefined));
     return this.#applicationId;
+  }
+
+  /** The bot's own user id: from the gateway's READY, else asked for once. */
+  botUserId(rest: REST): Promise<string> {
+    const known = this.gateway?.context?.bot?.id;
+    if (known) return Promise.resolve(known);
+    this.#botUserId ??= (rest.get(Routes.user()) as Promise<{ id: string }>).then(({ id }) => id);
+    this.#botUserId.catch(() => (this.#botUserId = undefined));
+    return this.#botUserId;
   }
 
   // --- reads shared by tools and resources ---
@@ -115,7 +125,8 @@ export class ChatService {
     return this.rest;
   }
 
-  async #allowed({ guildId, channelId }: CallScope, rest: REST): Promise<void> {
+  /** Refuses a guild (or a channel's guild) not on chat.allowed_guilds; a tool that learns its guild late asks itself. */
+  async assertAllowed({ guildId, channelId }: CallScope, rest: REST): Promise<void> {
     const allowed = this.config.allowed_guilds;
     if (!allowed.length) return;
     const guilds = [guildId, channelId && (await this.#guildOf(channelId, rest))];

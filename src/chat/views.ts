@@ -349,7 +349,7 @@ export const automodRuleView = (rule: APIAutoModerationRule) => ({
     type: words(AutoModerationActionType[a.type]),
     channelId: a.metadata?.channel_id,
     durationSeconds: a.metadata?.duration_seconds,
-    customMessage: a.metadata?.custom_message,
+    customMessage: optional(a.metadata?.custom_message),
   })),
   exemptRoles: rule.exempt_roles,
   exemptChannels: rule.exempt_channels,

@@ -44,12 +44,27 @@ export function argsFor(schema: TSchema, ids: Record<string, string> = {}): Reco
   return args;
 }
 
+const later = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString();
+
 /** Extra fields a tool's own checks ask for beyond its schema's required ones. */
 const extra: Record<string, Record<string, unknown>> = {
   search_messages: { query: "x" },
   send_rich_message: { embed: { title: "x" } },
   edit_message: { content: "x" },
   modify_channel: { name: "x" },
+  modify_server: { name: "renamed" },
+  list_webhooks: { guildId: snowflake() },
+  send_webhook_message: { content: "x" },
+  modify_role: { name: "x" },
+  modify_emoji: { name: "renamed" },
+  modify_sticker: { name: "renamed" },
+  create_scheduled_event: { place: "external", location: "Town hall", startTime: later(1), endTime: later(2) },
+  modify_scheduled_event: { name: "x" },
+  create_automod_rule: { trigger: "keyword", keywords: ["x"] },
+  modify_automod_rule: { name: "x" },
+  create_application_command: { description: "x" },
+  modify_application_command: { description: "x" },
+  bulk_overwrite_commands: { commands: [{ name: "x", description: "x" }] },
 };
 
 export const everyTool = (ids: Record<string, string> = {}): { spec: ChatToolSpec; args: Record<string, unknown> }[] =>

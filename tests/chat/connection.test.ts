@@ -48,7 +48,8 @@ test("chat.allowed_guilds: every tool aimed at another guild is PermissionDenied
   await chat.untilState("ready");
   const { other, ids } = chat.discord;
   const client = await chat.client();
-  const aimed = everyTool({ guildId: other.id, channelId: ids.otherChannel }).filter(({ spec, args }) => {
+  const elsewhere = ids.otherChannel;
+  const aimed = everyTool({ guildId: other.id, channelId: elsewhere, threadId: elsewhere, forumId: elsewhere, postId: elsewhere }).filter(({ spec, args }) => {
     const scope = spec.scope(args as never);
     return scope.guildId !== undefined || scope.channelId !== undefined;
   });

@@ -104,3 +104,20 @@ export function structured<T = Record<string, any>>(result: unknown): T {
   if (isError) throw new Error(`expected success, got ${(content[0] as { text: string }).text}`);
   return structuredContent as T;
 }
+
+/** Calls tools on one client; `refused` also checks that no request reached Discord for the call. */
+export function caller(chat: ChatHarness, client: Client) {
+  const call = (name: string, args: Record<string, unknown>) => client.callTool({ name, arguments: args });
+  return {
+    call,
+    ok: async <T = Record<string, any>>(name: string, args: Record<string, unknown>) => structured<T>(await call(name, args)),
+    failed: async (name: string, args: Record<string, unknown>) => errorText(await call(name, args)),
+    async refused(name: string, args: Record<string, unknown>) {
+      const before = chat.discord.requests.length;
+      const text = errorText(await call(name, args));
+      if (chat.discord.requests.length !== before) throw new Error(`${name} sent a request for input it should have refused: ${text}`);
+      return text;
+    },
+    lastRequest: () => chat.discord.requests.at(-1)!,
+  };
+}

@@ -12,7 +12,7 @@ const Silent = Type.Optional(Type.Boolean({ description: "Send without push noti
 const Emoji = Type.String({ minLength: 1, maxLength: 100, description: "A Unicode emoji (👍) or a custom one as name:id" });
 
 /** Checks what the schema cannot: the 6000-character total, and that no embed is empty. `field` names one embed or a list. */
-function checkEmbeds(embeds: Embed[] | undefined, field = "embeds", single = false): void {
+export function checkEmbeds(embeds: Embed[] | undefined, field = "embeds", single = false): void {
   const total = (embeds ?? []).reduce((sum, embed) => sum + embedCharacters(embed), 0);
   if (total > maxEmbedCharacters) throw invalidInput(field, `the embeds hold ${total} characters of text together; Discord allows at most ${maxEmbedCharacters}`);
   embeds?.forEach((embed, i) => {

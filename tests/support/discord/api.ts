@@ -26,6 +26,8 @@ export interface Route {
   /** Discord's route template, with `:name` parameters, under /api/v10. */
   path: string;
   handler: Handler;
+  /** Routes a webhook's token authenticates take no bot token. */
+  auth?: false;
   /** Defaults to a bucket of its own with a generous limit (see StandInOptions.limit). */
   bucket?: Omit<BucketRule, "limit" | "windowMs"> & Partial<BucketRule>;
 }

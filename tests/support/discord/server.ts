@@ -92,7 +92,6 @@ export async function startDiscord(options: StandInOptions = {}): Promise<Discor
     const entry: LoggedRequest = { method: request.method, path, status: 0, authorized };
     requests.push(entry);
     const answer = (response: Response) => ((entry.status = response.status), response);
-    if (!authorized) return answer(Response.json({ message: "401: Unauthorized", code: 0 }, { status: 401 }));
     if (failures.count > 0) {
       failures.count--;
       return answer(Response.json({ message: "upstream connect error", code: 0 }, { status: failures.status }));
@@ -108,6 +107,7 @@ export async function startDiscord(options: StandInOptions = {}): Promise<Discor
     }
     if (!match) return answer(Response.json({ message: "404: Not Found", code: 0 }, { status: 404 }));
     const { route, params } = match;
+    if (!authorized && route.auth !== false) return answer(Response.json({ message: "401: Unauthorized", code: 0 }, { status: 401 }));
     entry.route = `${route.method} ${route.path}`;
     const rule = { bucket: route.bucket?.bucket ?? `${route.method}:${route.path}`, ...defaults, ...route.bucket, ...limitOverrides.get(entry.route) };
     const verdict = limits.take(rule, majorParameter(params));

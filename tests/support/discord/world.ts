@@ -13,6 +13,10 @@ export function snowflake(at = Date.now()): string {
   return (((BigInt(at) - discordEpoch) << 22n) | (1n << 17n) | increment).toString();
 }
 
+/** Webhook tokens are 68 characters of letters, digits, - and _. */
+export const webhookToken = () =>
+  Array.from({ length: 68 }, () => "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_"[Math.floor(Math.random() * 64)]).join("");
+
 export const timestampOf = (id: string) => Number((BigInt(id) >> 22n) + discordEpoch);
 
 export type Json = Record<string, any>;
@@ -200,7 +204,7 @@ export function seedWorld(): Seed {
   const postStarter = message(postId, bob, "I set allowed_guilds but nothing changes.", now - 60_000);
   postStarter.id = postId;
 
-  const webhook = { id: id(), type: 1, guild_id: guild.id, channel_id: general.id, name: "Deploys", avatar: null, token: "webhook-token-not-for-agents", application_id: null, user: alice };
+  const webhook = { id: id(), type: 1, guild_id: guild.id, channel_id: general.id, name: "Deploys", avatar: null, token: webhookToken(), application_id: null, user: alice };
   const emoji = { id: id(), name: "platform", roles: [], require_colons: true, managed: false, animated: false, available: true, user: alice };
   const sticker = { id: id(), name: "wave", description: "Hello there", tags: "wave", type: 2, format_type: 1, available: true, guild_id: guild.id, user: alice };
   const event = {
