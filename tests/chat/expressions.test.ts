@@ -22,7 +22,7 @@ test("emojis: listed, created from an image of at most 256 KiB, renamed, limited
   expect((await tools.ok<{ emojis: any[] }>("list_guild_emojis", { guildId })).emojis).toEqual([{ id: ids.emoji, name: "platform", animated: false, available: true, roles: [] }]);
   const { emoji } = await tools.ok<{ emoji: any }>("create_emoji", { guildId, name: "party_parrot", image: png(2048), imageType: "gif", reason: "fun" });
   expect(emoji).toMatchObject({ name: "party_parrot", animated: true });
-  expect(tools.lastRequest().body.image).toStartWith("data:image/gif;base64,iVBORw0KGgo");
+  expect(tools.lastRequest().body!.image).toStartWith("data:image/gif;base64,iVBORw0KGgo");
   expect(await tools.refused("create_emoji", { guildId, name: "big", image: png(256 * 1024 + 1) })).toContain("Invalid value for image: the image is 262145 bytes; Discord takes at most 262144 (256 KiB)");
   expect(await tools.refused("create_emoji", { guildId, name: "has space", image: png(64) })).toContain("Invalid value for name:");
   expect(await tools.failed("create_emoji", { guildId, name: "platform", image: png(64) })).toContain("Maximum number of emojis reached");

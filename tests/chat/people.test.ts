@@ -54,7 +54,7 @@ test("roles are listed, read, created with named permissions, modified, given, t
 
   const { role } = await tools.ok<{ role: any }>("create_role", { guildId, name: "Helper", color: 0x2ecc71, hoist: true, permissions: ["ViewChannel", "ManageMessages"], reason: "helpers" });
   expect(role).toMatchObject({ name: "Helper", color: 0x2ecc71, hoist: true, permissions: ["ViewChannel", "ManageMessages"] });
-  expect(tools.lastRequest().body.permissions).toBe((PermissionFlagsBits.ViewChannel | PermissionFlagsBits.ManageMessages).toString());
+  expect(tools.lastRequest().body!.permissions).toBe((PermissionFlagsBits.ViewChannel | PermissionFlagsBits.ManageMessages).toString());
   expect(await tools.refused("create_role", { guildId, name: "Bad", permissions: ["ManageEverything"] })).toMatch(/Invalid value for permissions\.0: must be one of .*ManageRoles/);
 
   const modified = await tools.ok<{ role: any }>("modify_role", { guildId, roleId: role.id, name: "Helpers", permissions: ["ViewChannel"] });
