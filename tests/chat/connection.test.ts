@@ -101,5 +101,9 @@ test("the token never reaches a log line (at debug level), a tool result or /hea
   await chat.untilState("invalid_token");
   const health = await (await fetch(`${chat.app.base}/health`)).text();
   expect(chat.lines.length).toBeGreaterThan(10);
+  // One JSON line per call, with the fields the log format promises.
+  const calls = chat.lines.map((line) => JSON.parse(line)).filter((line) => line.message === "chat tool call");
+  expect(calls[0]).toEqual({ level: "info", message: "chat tool call", timestamp: expect.any(String), component: "chat", tool: "send_message", channelId: ids.general, duration: expect.any(Number), success: true });
+  expect(calls[1]).toMatchObject({ level: "info", tool: "read_messages", channelId: ids.locked, success: false, errorType: "PermissionDeniedError", error: { message: expect.stringContaining("Missing Access") } });
   for (const text of [...chat.lines, JSON.stringify(results), health]) expect(text).not.toContain(token);
 });
