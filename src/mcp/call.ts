@@ -3,6 +3,7 @@
  * against the tool's output schema, and every failure turned into an `isError` result. The MCP server and the
  * A2A task path both call tools through here, so a tool behaves the same whichever way it is reached.
  */
+import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
 import { Value } from "@sinclair/typebox/value";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { TObject } from "@sinclair/typebox";
@@ -69,9 +70,15 @@ export function checked<S extends TObject>(schema: S, value: unknown, what: stri
   return withDefaults as never;
 }
 
+/** Output schemas compiled once: a result (50 messages, say) is checked on every call, and interpreting is slow. */
+const outputChecks = new WeakMap<TObject, TypeCheck<TObject>>();
+
 function outputError(schema: TObject, value: unknown): string | undefined {
   if (value === undefined) return "no structuredContent";
-  const error = Value.Errors(schema, value).First();
+  let check = outputChecks.get(schema);
+  if (!check) outputChecks.set(schema, (check = TypeCompiler.Compile(schema)));
+  if (check.Check(value)) return undefined;
+  const error = check.Errors(value).First();
   return error && `${dotted(error.path)}: ${error.message}`;
 }
 
