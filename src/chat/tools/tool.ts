@@ -6,7 +6,7 @@
  */
 import type { REST } from "@discordjs/rest";
 import type { Static, TObject } from "@sinclair/typebox";
-import { jsonResult, type Tool } from "../../mcp/define.ts";
+import type { Tool } from "../../mcp/define.ts";
 import { ChatError, type CallScope } from "../errors.ts";
 import type { ChatService } from "../service.ts";
 
@@ -49,7 +49,8 @@ export function toTool(spec: ChatToolSpec, chat: ChatService): Tool {
         spec.check?.(args);
         const result = await chat.call(scope, (rest) => spec.run(args, rest, chat));
         chat.log.info("chat tool call", { ...line, duration: elapsed(started), success: true });
-        return jsonResult(result as Record<string, unknown>);
+        // Compact: the same JSON is in structuredContent, and a model reads it as well without indentation.
+        return { content: [{ type: "text", text: JSON.stringify(result) }], structuredContent: result as Record<string, unknown> };
       } catch (error) {
         const type = error instanceof ChatError ? error.type : "InternalError";
         chat.log[type === "InternalError" ? "error" : "info"]("chat tool call", { ...line, duration: elapsed(started), success: false, errorType: type, error });

@@ -42,6 +42,8 @@ export class RateLimits {
   #global = { count: 0, resetAt: 0, blockedUntil: 0 };
   /** Requests that arrived while their limit was known to be exhausted. */
   breaks = 0;
+  /** What each break was, for a reader who wants to know. */
+  readonly breakLog: { bucket: string; resource: string; why: "global" | "retry-after" | "exhausted"; at: number }[] = [];
   /** Every 429 sent, by scope. */
   readonly sent429 = { user: 0, global: 0, shared: 0 };
   storm?: Storm;
@@ -66,15 +68,15 @@ export class RateLimits {
       "x-ratelimit-reset-after": seconds(state.resetAt - now),
     };
     if (global) {
-      this.breaks++;
+      this.#broke(rule, resource, "global", now);
       return { headers, tooMany: this.#tooMany(global, "global", { "x-ratelimit-global": "true" }) };
     }
     if (now < state.blockedUntil) {
-      this.breaks++;
+      this.#broke(rule, resource, "retry-after", now);
       return { headers, tooMany: this.#tooMany(state.blockedUntil - now, "user", { ...headers, "x-ratelimit-remaining": "0" }) };
     }
     if (state.remaining <= 0) {
-      this.breaks++;
+      this.#broke(rule, resource, "exhausted", now);
       state.blockedUntil = state.resetAt;
       return { headers, tooMany: this.#tooMany(state.resetAt - now, "user", { ...headers, "x-ratelimit-remaining": "0" }) };
     }
@@ -99,6 +101,11 @@ export class RateLimits {
     return this.#global.resetAt - now;
   }
 
+  #broke(rule: BucketRule, resource: string, why: "global" | "retry-after" | "exhausted", at: number): void {
+    this.breaks++;
+    this.breakLog.push({ bucket: rule.bucket, resource, why, at });
+  }
+
   #tooMany(waitMs: number, scope: "user" | "global" | "shared", headers: Record<string, string>): Response {
     this.sent429[scope]++;
     const retryAfter = Math.max(waitMs, 1) / 1000;
@@ -112,6 +119,7 @@ export class RateLimits {
     this.#buckets.clear();
     this.#global = { count: 0, resetAt: 0, blockedUntil: 0 };
     this.breaks = 0;
+    this.breakLog.length = 0;
     this.storm = undefined;
     Object.assign(this.sent429, { user: 0, global: 0, shared: 0 });
   }

@@ -41,6 +41,8 @@ export interface DiscordStandIn extends Seed {
   gateway: GatewayStandIn;
   limits: RateLimits;
   requests: LoggedRequest[];
+  /** Milliseconds each REST answer waits, as a round trip to Discord would (0, at once, by default). */
+  latencyMs: number;
   /** Overrides a route's bucket limit, e.g. to drive a burst into it. */
   setLimit(route: string, limit: number, windowMs: number): void;
   /** Refuses the bot's token from now on: 401 on REST, 4004 on the gateway. */
@@ -91,7 +93,11 @@ export async function startDiscord(options: StandInOptions = {}): Promise<Discor
     const authorized = !revoked && request.headers.get("authorization") === `Bot ${token}`;
     const entry: LoggedRequest = { method: request.method, path, status: 0, authorized };
     requests.push(entry);
-    const answer = (response: Response) => ((entry.status = response.status), response);
+    const answer = async (response: Response) => {
+      entry.status = response.status;
+      if (standIn.latencyMs > 0) await Bun.sleep(standIn.latencyMs);
+      return response;
+    };
     if (failures.count > 0) {
       failures.count--;
       return answer(Response.json({ message: "upstream connect error", code: 0 }, { status: failures.status }));
@@ -149,6 +155,7 @@ export async function startDiscord(options: StandInOptions = {}): Promise<Discor
     gateway,
     limits,
     requests,
+    latencyMs: 0,
     setLimit: (route, limit, windowMs) => void limitOverrides.set(route, { limit, windowMs }),
     revokeToken: () => void (revoked = true),
     failNext: (count, status = 502) => void (failures = { count, status }),
@@ -158,6 +165,7 @@ export async function startDiscord(options: StandInOptions = {}): Promise<Discor
       limits.reset();
       limitOverrides.clear();
       revoked = false;
+      standIn.latencyMs = 0;
       requests.length = 0;
     },
     async stop() {
