@@ -161,7 +161,7 @@ const failed = (text: string): CallToolResult => ({ isError: true, content: [{ t
 const lowerFirst = (text: string) => text.charAt(0).toLowerCase() + text.slice(1);
 
 /** The literal values a field accepts when its schema is a union of them (permission names, channel types, ...). */
-export function choicesAt(schema: TSchema, field: string): string[] | undefined {
+function choicesAt(schema: TSchema, field: string): string[] | undefined {
   let node: TSchema | undefined = schema;
   for (const part of field.split(".")) {
     if (!node) return undefined;

@@ -49,7 +49,7 @@ export class ChatGateway {
   readonly id = `chat-session-${randomUUID()}`;
   readonly #manager: WebSocketManager;
   #session: SessionInfo | null = null;
-  /** Open while a connection attempt waits for the backoff deadline. */
+  /** Open while a connection the library starts is held back (see #sessionInfo). */
   #hold?: PromiseWithResolvers<void>;
   /** The library gave up (the gateway's address could not be fetched): the next attempt is ours to start. */
   #restart = false;

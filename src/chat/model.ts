@@ -5,7 +5,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { PermissionFlagsBits } from "discord-api-types/v10";
 
-export const snowflakePattern = "^\\d{17,19}$";
+const snowflakePattern = "^\\d{17,19}$";
 export const Snowflake = (description: string) => Type.String({ pattern: snowflakePattern, description });
 
 export const GuildId = Snowflake("Guild (server) id");
@@ -62,8 +62,8 @@ export const embedCharacters = (embed: Embed) =>
 export const maxEmbedCharacters = 6000;
 
 /** Permission names as Discord's documentation spells them (ViewChannel, ManageRoles, ...), and their bits. */
-export const permissionBits: Readonly<Record<string, bigint>> = PermissionFlagsBits;
-export const PermissionName = Type.Union(
+const permissionBits: Readonly<Record<string, bigint>> = PermissionFlagsBits;
+const PermissionName = Type.Union(
   Object.keys(permissionBits).map((name) => Type.Literal(name)),
   { description: "A permission by its Discord name, e.g. ViewChannel, SendMessages, ManageRoles" },
 );

@@ -57,7 +57,7 @@ export class ChatService {
     } catch (error) {
       const failure = fromDiscord(error, scope);
       if (failure.type === "ChatNotConnectedError" && (error as { status?: number }).status === 401) this.gateway?.tokenRefused();
-      return Promise.reject(this.#scrubbed(failure));
+      throw this.#scrubbed(failure);
     }
   }
 

@@ -45,7 +45,7 @@ export const AttachmentView = Type.Object({
   description: Type.Optional(Type.String()),
 });
 
-export const EmbedView = Type.Object({
+const EmbedView = Type.Object({
   title: Type.Optional(Type.String()),
   description: Type.Optional(Type.String()),
   url: Type.Optional(Type.String()),
@@ -124,7 +124,7 @@ export const channelTypeNames: Record<number, string> = {
   [ChannelType.GuildMedia]: "media",
 };
 
-export const ForumTagView = Type.Object({ id: Type.String(), name: Type.String(), moderated: Type.Boolean(), emoji: Type.Optional(Type.String()) });
+const ForumTagView = Type.Object({ id: Type.String(), name: Type.String(), moderated: Type.Boolean(), emoji: Type.Optional(Type.String()) });
 
 export const ChannelView = Type.Object({
   id: Type.String(),
@@ -219,8 +219,6 @@ export const memberView = (member: APIGuildMember) => ({
   joinedAt: member.joined_at ?? null,
   timeoutUntil: member.communication_disabled_until ?? null,
 });
-
-export const GuildSummary = Type.Object({ id: Type.String(), name: Type.String(), memberCount: Type.Optional(Type.Integer()) });
 
 export const BanView = Type.Object({ userId: Type.String(), username: Type.String(), reason: Nullable(Type.String()) });
 export const banView = (ban: APIBan) => ({ userId: ban.user.id, username: ban.user.username, reason: ban.reason });

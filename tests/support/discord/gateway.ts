@@ -42,7 +42,7 @@ export class GatewayStandIn {
   refuseConnections = false;
 
   constructor(
-    private readonly world: () => World,
+    private readonly world: World,
     private readonly token: () => string,
     private readonly urls: () => { gateway: string; resume: string },
     readonly heartbeatIntervalMs: number,
@@ -146,7 +146,7 @@ export class GatewayStandIn {
     const session: Session = { id: `session-${++this.#counter}`, sequence: 0, sent: [], socket: ws };
     this.#sessions.set(session.id, session);
     ws.data.session = session;
-    const world = this.world();
+    const { world } = this;
     this.#dispatch(session, "READY", {
       v: 10,
       user: world.bot,

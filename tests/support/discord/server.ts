@@ -49,8 +49,6 @@ export interface DiscordStandIn extends Seed {
   revokeToken(): void;
   /** Answers the next `count` requests with a 5xx (a Discord outage), before routing them. */
   failNext(count: number, status?: number): void;
-  /** A fresh world and counters; the sockets stay. */
-  reset(): void;
   stop(): Promise<void>;
 }
 
@@ -76,12 +74,12 @@ export async function startDiscord(options: StandInOptions = {}): Promise<Discor
   const limitOverrides = new Map<string, { limit: number; windowMs: number }>();
   const limits = new RateLimits(options.globalPerSecond ?? 50);
   const requests: LoggedRequest[] = [];
-  let seed = seedWorld();
+  const seed = seedWorld();
   let failures: { count: number; status: number } = { count: 0, status: 502 };
   let server: Server<SocketData>;
   const base = () => `127.0.0.1:${server.port}`;
   const gateway = new GatewayStandIn(
-    () => seed.world,
+    seed.world,
     () => (revoked ? "" : token),
     () => ({ gateway: `ws://${base()}/gateway`, resume: `ws://${base()}/gateway-resume` }),
     options.heartbeatIntervalMs ?? 41_250,
@@ -159,15 +157,6 @@ export async function startDiscord(options: StandInOptions = {}): Promise<Discor
     setLimit: (route, limit, windowMs) => void limitOverrides.set(route, { limit, windowMs }),
     revokeToken: () => void (revoked = true),
     failNext: (count, status = 502) => void (failures = { count, status }),
-    reset() {
-      seed = seedWorld();
-      Object.assign(standIn, seed);
-      limits.reset();
-      limitOverrides.clear();
-      revoked = false;
-      standIn.latencyMs = 0;
-      requests.length = 0;
-    },
     async stop() {
       gateway.close();
       await server.stop(true);
