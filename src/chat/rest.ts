@@ -16,9 +16,8 @@ export function restClient(config: ChatConfig, token: string, log: Logger): REST
     timeout: config.request_timeout_ms,
     // A wait past the allowance is answered as RateLimitError with the wait, not waited out.
     rejectOnRateLimit: (limit) => {
-      if (limit.retryAfter <= config.max_wait_ms) return false;
       holdBucket(rest, limit);
-      return true;
+      return limit.retryAfter > config.max_wait_ms;
     },
   }).setToken(token);
   rest.on("rateLimited", (info) => log.debug("chat rate limit", { route: info.route, global: info.global, retryAfter: info.retryAfter }));
@@ -33,12 +32,16 @@ interface BucketState {
 }
 
 /**
- * A 429 on a bucket with requests left (a shared resource's limit) makes the library wait out Retry-After before
- * that bucket's next request; rejected instead, the request leaves the queue and the next one would go out at
- * once. The bucket is marked spent until Retry-After has passed, so the next request waits or is rejected too.
+ * A 429's Retry-After binds the bucket (Discord's rate-limit documentation), but the library goes by the bucket's
+ * headers: when they say requests are left, it takes the 429 for a sublimit of a few routes and lets the bucket's
+ * other requests go on at once; when they say the bucket resets sooner than Retry-After, it waits only for that
+ * reset. Either way the next request meets another 429. The bucket is marked spent until Retry-After has passed,
+ * so its requests wait, or are rejected when that is past chat.max_wait_ms.
  */
-function holdBucket(rest: REST, { hash, majorParameter, retryAfter, sublimitTimeout }: RateLimitData): void {
-  if (sublimitTimeout <= 0) return;
+function holdBucket(rest: REST, { global, hash, majorParameter, retryAfter, timeToReset }: RateLimitData): void {
+  // The global limit the library keeps itself. Before holding a request back for the bucket's own reset, the library
+  // asks too, with both waits the same; only a 429 brings a Retry-After of its own.
+  if (global || retryAfter === timeToReset) return;
   const handler = rest.handlers.get(`${hash}:${majorParameter}`) as unknown as BucketState | undefined;
   if (!handler) return;
   handler.remaining = 0;

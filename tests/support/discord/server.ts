@@ -31,6 +31,8 @@ export interface LoggedRequest {
   body?: Json;
   reason?: string;
   authorized: boolean;
+  /** When it arrived (epoch ms). */
+  at: number;
 }
 
 export interface DiscordStandIn extends Seed {
@@ -89,7 +91,7 @@ export async function startDiscord(options: StandInOptions = {}): Promise<Discor
     const url = new URL(request.url);
     const path = url.pathname.slice("/api/v10".length) || "/";
     const authorized = !revoked && request.headers.get("authorization") === `Bot ${token}`;
-    const entry: LoggedRequest = { method: request.method, path, status: 0, authorized };
+    const entry: LoggedRequest = { method: request.method, path, status: 0, authorized, at: Date.now() };
     requests.push(entry);
     const answer = async (response: Response) => {
       entry.status = response.status;
