@@ -21,6 +21,12 @@ export interface Runtime {
   health: Health;
   /** GET /metrics: a capability defines its own metrics here. */
   metrics: Metrics;
+  /**
+   * `owner` (`serve`) restores the stored actors after every factory has run and then calls `start`; a `guest` (an
+   * MCP stdio server beside it) restores none and never calls `start`. An actor a factory spawns at once would be
+   * restored over itself in an owner, so an owner spawns in `start`.
+   */
+  role: "owner" | "guest";
 }
 
 export interface Capability {

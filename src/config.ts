@@ -128,6 +128,32 @@ export const ConfigSchema = Type.Object(
         timeout_ms: Type.Integer({ minimum: 100, maximum: 300_000, default: 10_000 }),
       }),
     }),
+    chat: Section({
+      /** The bot token; set it with CHAT_TOKEN (or token_from_vault), never in a file others read. */
+      token: Type.String({ default: "" }),
+      /** A vault service whose stored `token` is the bot token, read in-process so it never sits in the environment. */
+      token_from_vault: Type.String({ default: "", maxLength: 64 }),
+      /** Base of a Discord-compatible REST API, without the version (v10 is appended). */
+      api_base: Type.String({ default: "https://discord.com/api", pattern: "^https?://.+" }),
+      /** The gateway to connect to; empty means the one GET /gateway/bot names. */
+      gateway_url: Type.String({ default: "", pattern: "^(wss?://.+)?$" }),
+      /** Gateway intents by name (Guilds, GuildMembers, ...); Guilds keeps the guild and channel cache. */
+      intents: Type.Array(Type.String({ minLength: 1 }), { default: ["Guilds"] }),
+      /** Guild ids the tools may touch; empty means every guild the bot is in. */
+      allowed_guilds: Type.Array(Type.String({ pattern: "^\\d{17,19}$" }), { default: [] }),
+      /** List only the tools that read. */
+      read_only: Type.Boolean({ default: false }),
+      /** Destructive tools refuse unless called with confirm: true. */
+      confirm_destructive: Type.Boolean({ default: true }),
+      /** A rate-limit wait longer than this is answered as RateLimitError with the wait, instead of waiting. */
+      max_wait_ms: Type.Integer({ minimum: 0, maximum: 600_000, default: 5000 }),
+      /** Requests per second across all routes (Discord's global limit for a bot). */
+      global_requests_per_second: Type.Integer({ minimum: 1, maximum: 100_000, default: 50 }),
+      request_timeout_ms: Type.Integer({ minimum: 100, maximum: 600_000, default: 15_000 }),
+      /** Reconnect backoff: the first retry is immediate, then base, doubling up to max. */
+      reconnect_base_ms: Type.Integer({ minimum: 1, maximum: 600_000, default: 1000 }),
+      reconnect_max_ms: Type.Integer({ minimum: 1, maximum: 3_600_000, default: 60_000 }),
+    }),
     vault: Section({
       /** Directory of the key files, apart from the database; empty means `<data_dir>/vault-keys`. */
       key_dir: Type.String({ default: "" }),
@@ -170,6 +196,7 @@ const envAliases: Record<string, string> = {
   HOST: "server.host",
   LOG_LEVEL: "log.level",
   PLATFORM_ENV: "environment",
+  CHAT_TOKEN: "chat.token",
 };
 const notConfigKeys = new Set(["PLATFORM_CONFIG"]);
 

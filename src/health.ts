@@ -5,8 +5,11 @@ export type HealthCheck = () => SubsystemHealth;
 
 const severity: Record<HealthStatus, number> = { ok: 0, degraded: 1, down: 2 };
 
+const reserved = new Set(["status", "version", "uptimeSeconds", "subsystems"]);
+
 export class Health {
   readonly #checks = new Map<string, HealthCheck>();
+  readonly #fields = new Map<string, () => unknown>();
   readonly #started = Date.now();
   #shared: { status: HealthStatus; json: string } | undefined;
 
@@ -15,6 +18,15 @@ export class Health {
   register(name: string, check: HealthCheck): void {
     if (this.#checks.has(name)) throw new Error(`health check ${name} is registered twice`);
     this.#checks.set(name, check);
+  }
+
+  /**
+   * A top-level field of the report, beside `status`, for a client that reads a flat document (the chat server's
+   * `chat` state, as the system it replaces answered `{status, chat}`). Its subsystem entry stays the full account.
+   */
+  field(name: string, read: () => unknown): void {
+    if (reserved.has(name) || this.#fields.has(name)) throw new Error(`health field ${name} is taken`);
+    this.#fields.set(name, read);
   }
 
   report() {
@@ -30,7 +42,8 @@ export class Health {
       subsystems[name] = result;
       if (severity[result.status] > severity[status]) status = result.status;
     }
-    return { status, version: this.version, uptimeSeconds: Math.floor((Date.now() - this.#started) / 1000), subsystems };
+    const fields = Object.fromEntries([...this.#fields].map(([name, read]) => [name, readField(read)]));
+    return { status, ...fields, version: this.version, uptimeSeconds: Math.floor((Date.now() - this.#started) / 1000), subsystems };
   }
 
   /**
@@ -44,5 +57,14 @@ export class Health {
       setImmediate(() => (this.#shared = undefined));
     }
     return this.#shared;
+  }
+}
+
+/** A field that cannot be read is null; its subsystem entry says why. */
+function readField(read: () => unknown): unknown {
+  try {
+    return read();
+  } catch {
+    return null;
   }
 }

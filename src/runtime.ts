@@ -60,7 +60,7 @@ export async function startRuntime(
   const actors = new ActorSystem({ db: database.db, log, retentionMs: config.actors.retention_seconds * 1000 });
   const health = new Health(version);
   const metrics = new Metrics();
-  const runtime: Runtime = { config, log, database, actors, mcp: new McpRegistry(version, { settled: () => actors.committed() }), health, metrics };
+  const runtime: Runtime = { config, log, database, actors, mcp: new McpRegistry(version, { settled: () => actors.committed() }), health, metrics, role };
   const loopLag = new LoopLag();
 
   health.register("database", () => {

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { repoRoot, serve } from "./support/cli.ts";
+import { startDiscord } from "./support/discord/server.ts";
 import { tempDir } from "./support/temp.ts";
 
 // The executable runs from an empty folder: no node_modules beside or above it, no source tree.
@@ -46,5 +47,24 @@ test("the compiled executable runs an MCP server over stdio", async () => {
     expect(messages[1]!.content).toMatchObject({ type: "resource", resource: { uri: "platform://health/database" } });
   } finally {
     await client.close();
+  }
+});
+
+test("the compiled executable serves the chat MCP server over stdio from an empty folder", async () => {
+  const discord = await startDiscord();
+  const client = new Client({ name: "test", version: "1.0.0" });
+  const env = { ...(process.env as Record<string, string>), CHAT_TOKEN: discord.token, PLATFORM_CHAT__API_BASE: discord.api };
+  await client.connect(
+    new StdioClientTransport({ command: executable, args: ["mcp", "chat", "--data-dir", join(dir.path, "chat")], cwd: dir.path, env, stderr: "pipe" }),
+  );
+  try {
+    expect(client.getServerVersion()).toMatchObject({ name: "chat" });
+    const sent = await client.callTool({ name: "send_message", arguments: { channelId: discord.ids.general, content: "from the executable" } });
+    expect(sent.structuredContent).toMatchObject({ channelId: discord.ids.general });
+    // The bot session came up too: the gateway took an IDENTIFY from the executable.
+    await discord.gateway.until(() => discord.gateway.log.identifies === 1);
+  } finally {
+    await client.close();
+    await discord.stop();
   }
 });

@@ -26,3 +26,15 @@ test("a failing check makes the document down and names the failure", () => {
   });
   expect(JSON.parse(health.json().json)).toMatchObject({ status: "down", subsystems: { broken: { status: "down", error: "no disk" } } });
 });
+
+test("a top-level field sits beside status; one that cannot be read is null; taken names are refused", () => {
+  const health = new Health("1");
+  health.register("chat", () => ({ status: "ok", state: "ready" }));
+  health.field("chat", () => "ready");
+  health.field("broken", () => {
+    throw new Error("gone");
+  });
+  expect(JSON.parse(health.json().json)).toMatchObject({ status: "ok", chat: "ready", broken: null, subsystems: { chat: { state: "ready" } } });
+  expect(() => health.field("status", () => "x")).toThrow("health field status is taken");
+  expect(() => health.field("chat", () => "x")).toThrow("health field chat is taken");
+});

@@ -3,6 +3,7 @@
  * against the tool's output schema, and every failure turned into an `isError` result. The MCP server and the
  * A2A task path both call tools through here, so a tool behaves the same whichever way it is reached.
  */
+import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
 import { Value } from "@sinclair/typebox/value";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { TObject } from "@sinclair/typebox";
@@ -69,6 +70,9 @@ export function checked<S extends TObject>(schema: S, value: unknown, what: stri
   return withDefaults as never;
 }
 
+/** Output schemas compiled once: a result (50 messages, say) is checked on every call, and interpreting is slow. */
+const outputChecks = new WeakMap<TObject, TypeCheck<TObject>>();
+
 /**
  * What breaks the tool's output contract: a declared schema its structured content does not fit, or structured
  * content from a tool that declares none (every tool that answers structured content lists its outputSchema).
@@ -76,7 +80,10 @@ export function checked<S extends TObject>(schema: S, value: unknown, what: stri
 function outputError(schema: TObject | undefined, value: unknown): string | undefined {
   if (!schema) return value === undefined ? undefined : "structuredContent without a declared output schema";
   if (value === undefined) return "no structuredContent";
-  const error = Value.Errors(schema, value).First();
+  let check = outputChecks.get(schema);
+  if (!check) outputChecks.set(schema, (check = TypeCompiler.Compile(schema)));
+  if (check.Check(value)) return undefined;
+  const error = check.Errors(value).First();
   return error && `${dotted(error.path)}: ${error.message}`;
 }
 
