@@ -3,6 +3,7 @@ import { a2aCapability } from "./a2a/capability.ts";
 import { authzCapability } from "./authz/capability.ts";
 import type { CapabilityFactory } from "./capability.ts";
 import { catalogCapability } from "./catalog/capability.ts";
+import { infraCapability } from "./infra/capability.ts";
 import { platformCapability } from "./platform/tools.ts";
 import { vaultCapability } from "./vault/capability.ts";
 
@@ -12,4 +13,5 @@ export const capabilities: CapabilityFactory[] = [
   a2aCapability,
   vaultCapability,
   catalogCapability,
+  infraCapability,
 ];

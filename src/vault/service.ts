@@ -211,6 +211,17 @@ export class VaultService {
   }
 }
 
+/**
+ * The stored credential of a configured service, for a capability that needs one in-process (the infra server's
+ * repository host token); undefined when the vault is uninitialised, sealed, or has no such service. It opens the
+ * store on its own, so it works in a process that does not host the vault.
+ */
+export function storedCredential(db: Db, config: Config, service: string): Record<string, string> | undefined {
+  const store = new SecretStore(db, new Keyring(keyDirOf(config)), { autoUnseal: config.vault.auto_unseal });
+  if (!store.status().initialized || store.isSealed()) return undefined;
+  return store.get(secretId(service));
+}
+
 const secretId = (service: string) => `service:${service}`;
 const mayUse = (caller: Caller, service: string) => caller.services.includes("*") || caller.services.includes(service);
 const unknownService = (name: string) => new VaultError("UNKNOWN_SERVICE", `No service named ${name.slice(0, 64)}; see the services tool`);

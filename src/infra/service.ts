@@ -1,0 +1,332 @@
+/**
+ * The infra server's logic, free of any wire format: runs of tofu/terraform in workspaces (one at a time each),
+ * the environment, versions and workspaces. The MCP tools go through here.
+ */
+import { createHash, randomUUID } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { RunRecord } from "../../actors/workspace.machine.ts";
+import type { Config } from "../config.ts";
+import type { Logger } from "../log.ts";
+import { findTool } from "../toolchain.ts";
+import { automationEnv, findBinary, requireBinary } from "./binary.ts";
+import { InfraError } from "./errors.ts";
+import { parseHcl } from "./hcl.ts";
+import { applyActions, type Action, type InfraInput } from "./model.ts";
+import { WorkspacePaths, workspaceRootOf } from "./paths.ts";
+import { runProgram, tail } from "./run.ts";
+import { invocation, jsonDocument } from "./tofu.ts";
+import { Workspaces } from "./workspaces.ts";
+
+/** What a tool call hands the service: cancellation and progress, from MCP. */
+export interface CallContext {
+  signal?: AbortSignal;
+  progress?(update: { progress: number; total?: number; message?: string }): Promise<void>;
+}
+
+interface SavedPlan {
+  id: string;
+  workspace: string;
+  sha256: string;
+  destroy: boolean;
+  createdAt: string;
+}
+
+/** Actions that read the initialised working directory (modules, providers, backend). */
+const needsInit = new Set<Action>(["validate", "plan", "show", "graph", "apply", "destroy"]);
+
+export class InfraService {
+  readonly paths: WorkspacePaths;
+  readonly workspaces: Workspaces;
+  readonly config: Config["infra"];
+  readonly #plansDir: string;
+  /** Stops every run under way, for shutdown: tofu gets its SIGINT and the grace period to release its lock. */
+  readonly #shutdown = new AbortController();
+
+  constructor(
+    private readonly fullConfig: Config,
+    private readonly log: Logger,
+  ) {
+    this.config = fullConfig.infra;
+    this.paths = new WorkspacePaths(workspaceRootOf(fullConfig));
+    mkdirSync(this.paths.root, { recursive: true });
+    const home = join(fullConfig.data_dir, "infra");
+    this.workspaces = new Workspaces(join(home, "runs"));
+    this.#plansDir = join(home, "plans");
+  }
+
+  /** Runs one action of the `infra` tool in a workspace and answers its structured result. */
+  async run(input: InfraInput, context: CallContext = {}): Promise<Record<string, unknown>> {
+    const action = input.action as Action;
+    if ((applyActions as readonly string[]).includes(action) && !this.config.allow_apply)
+      throw new InfraError("UNKNOWN_ACTION", `${action} is turned off on this server (infra.allow_apply is false)`);
+    const dir = this.paths.existing(input.path, "workspace");
+    if (!statSync(dir).isDirectory()) throw new InfraError("INVALID_PATH", `${input.path} is a file; give the workspace folder`);
+    const workspace = this.paths.relative(dir);
+    const binary = requireBinary(this.config);
+    if (needsInit.has(action) && !isInitialised(dir))
+      throw new InfraError("NOT_INITIALISED", `workspace ${workspace} is not initialised; run the init action first`);
+
+    const plan = this.#planFor(action, input, workspace);
+    const { runId, logFile } = this.workspaces.begin(workspace, action);
+    const startedAt = Date.now();
+    let record: RunRecord = { runId, action, outcome: "failed", exitCode: null, startedAt, finishedAt: startedAt, logFile };
+    const scratch = mkdtempSync(join(tmpdir(), "platform-infra-"));
+    try {
+      const varFile = input.vars && Object.keys(input.vars).length ? join(scratch, "vars.tfvars.json") : undefined;
+      if (varFile) writeFileSync(varFile, JSON.stringify(input.vars), { mode: 0o600 });
+      const how = invocation(action, { write: input.write, destroy: input.destroy, planFile: plan.file, varFile });
+      let lines = 0;
+      const result = await runProgram({
+        command: [binary.path, ...how.args],
+        cwd: dir,
+        env: automationEnv,
+        logFile,
+        timeoutMs: Math.min(input.timeout_seconds ?? Infinity, this.config.run_timeout_seconds) * 1000,
+        graceMs: this.config.cancel_grace_ms,
+        signal: context.signal ? AbortSignal.any([context.signal, this.#shutdown.signal]) : this.#shutdown.signal,
+        onLine: context.progress && ((line) => void context.progress!({ progress: ++lines, message: progressMessage(line) }).catch(() => {})),
+      });
+      record = { ...record, exitCode: result.exitCode, finishedAt: Date.now() };
+      const output = truncated(result.stdout + result.stderr, this.config.max_output_bytes);
+      if (!how.okExitCodes.includes(result.exitCode)) {
+        const parsed = safeParse(how.parse, result.stdout, result.exitCode);
+        record.error = `exit code ${result.exitCode}`;
+        throw new InfraError("RUN_FAILED", `${binary.name} ${how.args[0]} failed with exit code ${result.exitCode}`, {
+          exitCode: result.exitCode,
+          stderrTail: tail(result.stderr) || tail(result.stdout),
+          ...(parsed && Array.isArray(parsed.diagnostics) && parsed.diagnostics.length ? { diagnostics: parsed.diagnostics } : {}),
+          logFile,
+        });
+      }
+      record.outcome = "succeeded";
+      // tofu makes .terraform only when it has modules or providers to install; the folder is how a workspace reads
+      // as initialised, here and to tofu alike.
+      if (action === "init") mkdirSync(join(dir, ".terraform"), { recursive: true });
+      const parsed = how.parse(result.stdout, result.exitCode);
+      const saved = action === "plan" ? this.#savePlan(plan.file!, workspace, input.destroy === true) : undefined;
+      if (action === "apply" || action === "destroy") this.#forgetPlan(input.plan_id!);
+      return {
+        action,
+        path: workspace,
+        binary: { name: binary.name, path: binary.path },
+        exit_code: result.exitCode,
+        duration_ms: result.durationMs,
+        result: parsed,
+        ...(saved ? { plan: { id: saved.id, sha256: saved.sha256, destroy: saved.destroy } } : {}),
+        output: output.text,
+        output_truncated: output.truncated,
+        log_file: logFile,
+      };
+    } catch (error) {
+      if (error instanceof InfraError && (error.code === "CANCELLED" || error.code === "TIMEOUT")) {
+        record = { ...record, outcome: error.code === "CANCELLED" ? "cancelled" : "timed out", error: error.message, finishedAt: Date.now() };
+      } else if (!record.error) record = { ...record, error: (error as Error).message, finishedAt: Date.now() };
+      if (action === "plan" && plan.file) rmSync(plan.file, { force: true });
+      throw error;
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+      this.workspaces.finish(workspace, record);
+      this.log.info("infra run", { workspace, action, outcome: record.outcome, exitCode: record.exitCode, duration: record.finishedAt - startedAt });
+    }
+  }
+
+  /** The plan file an action writes (plan) or reads (show of a plan, apply, destroy), checked against its hash. */
+  #planFor(action: Action, input: InfraInput, workspace: string): { file?: string } {
+    if (action === "plan") {
+      mkdirSync(this.#plansDir, { recursive: true });
+      return { file: join(this.#plansDir, `${randomUUID()}.tfplan`) };
+    }
+    if (action === "show" && !input.plan_id) return {};
+    if (action !== "show" && action !== "apply" && action !== "destroy") return {};
+    if (!input.plan_id) throw new InfraError("INVALID_ARGUMENT", `${action} needs plan_id (and plan_sha256) from a plan result`);
+    const saved = this.#savedPlan(input.plan_id);
+    if (!saved || !existsSync(saved.file)) throw new InfraError("NOT_FOUND", `no saved plan ${input.plan_id}; make one with the plan action`);
+    if (saved.plan.workspace !== workspace)
+      throw new InfraError("PLAN_REJECTED", `plan ${input.plan_id} belongs to workspace ${saved.plan.workspace}, not ${workspace}`);
+    if (action === "show") return { file: saved.file };
+    if (!input.plan_sha256) throw new InfraError("INVALID_ARGUMENT", `${action} needs plan_sha256, the plan's hash from the plan result`);
+    if (sha256(saved.file) !== input.plan_sha256 || saved.plan.sha256 !== input.plan_sha256)
+      throw new InfraError("PLAN_REJECTED", `plan ${input.plan_id} does not have the hash given; make a new plan`);
+    if (saved.plan.destroy !== (action === "destroy"))
+      throw new InfraError("PLAN_REJECTED", saved.plan.destroy ? "this is a destroy plan: use the destroy action" : "this plan does not destroy: use the apply action");
+    return { file: saved.file };
+  }
+
+  #savePlan(file: string, workspace: string, destroy: boolean): SavedPlan {
+    const id = file.slice(file.lastIndexOf("/") + 1, -".tfplan".length);
+    const plan: SavedPlan = { id, workspace, sha256: sha256(file), destroy, createdAt: new Date().toISOString() };
+    writeFileSync(join(this.#plansDir, `${id}.json`), JSON.stringify(plan, null, 2));
+    return plan;
+  }
+
+  #savedPlan(id: string): { plan: SavedPlan; file: string } | undefined {
+    const record = join(this.#plansDir, `${id}.json`);
+    if (!existsSync(record)) return undefined;
+    return { plan: JSON.parse(readFileSync(record, "utf8")) as SavedPlan, file: join(this.#plansDir, `${id}.tfplan`) };
+  }
+
+  #forgetPlan(id: string): void {
+    rmSync(join(this.#plansDir, `${id}.tfplan`), { force: true });
+    rmSync(join(this.#plansDir, `${id}.json`), { force: true });
+  }
+
+  /** What is installed and configured: binaries with their versions, the root, and apply's switch. Never a token. */
+  async environment(tokenSource: string): Promise<Record<string, unknown>> {
+    const binary = findBinary(this.config);
+    const languageServer = findTool("terraform-ls", this.config.language_server);
+    const git = findTool("git");
+    const [binaryVersion, lsVersion, gitVersion] = await Promise.all([
+      binary ? output([binary.path, "version", "-json"]).then((out) => String(jsonDocument(out).terraform_version), () => undefined) : undefined,
+      languageServer ? firstLine([languageServer, "version"]) : undefined,
+      git ? firstLine([git, "--version"]) : undefined,
+    ]);
+    const tools = {
+      [binary?.name ?? "tofu"]: binary ? { installed: true, path: binary.path, version: binaryVersion } : { installed: false, install: "bun run tools, or set infra.binary" },
+      "terraform-ls": languageServer
+        ? { installed: true, path: languageServer, version: lsVersion }
+        : { installed: false, install: "bun run tools, or set infra.language_server", fallback: "formatting by tofu fmt, validation by the HCL parser" },
+      git: git ? { installed: true, path: git, version: gitVersion } : { installed: false, install: "apt-get install git" },
+    };
+    return {
+      ready: binary !== undefined,
+      tools,
+      workspace_root: this.paths.root,
+      workspace_root_writable: isWritable(this.paths.root),
+      allow_apply: this.config.allow_apply,
+      vcs: { api_base: this.fullConfig.vcs.api_base, token: tokenSource },
+    };
+  }
+
+  /** The binary's version and, for a workspace, the provider versions its lock file selects. */
+  async version(path: string): Promise<Record<string, unknown>> {
+    const binary = requireBinary(this.config);
+    const dir = this.paths.existing(path, "workspace");
+    const version = jsonDocument(await output([binary.path, "version", "-json"])) as unknown as { terraform_version: string; platform: string };
+    return {
+      binary: { name: binary.name, path: binary.path, version: version.terraform_version, platform: version.platform },
+      path: this.paths.relative(dir),
+      providers: await lockedProviders(join(dir, ".terraform.lock.hcl")),
+    };
+  }
+
+  /** Every folder under the root with configuration files: initialised, its backend, its state and last run. */
+  async workspaceList(): Promise<Record<string, unknown>[]> {
+    const list: Record<string, unknown>[] = [];
+    for (const dir of configurationDirs(this.paths.root)) {
+      const path = this.paths.relative(dir);
+      list.push({ path, initialised: isInitialised(dir), backend: await backendOf(dir), ...this.workspaces.view(path) });
+    }
+    return list;
+  }
+
+  /** Cancels the runs under way and waits for them to end, then lets the workspaces go. */
+  async stop(): Promise<void> {
+    this.#shutdown.abort();
+    await Promise.all(this.workspaces.busy().map((path) => this.workspaces.settled(path)));
+    this.workspaces.stop();
+  }
+}
+
+export const isInitialised = (dir: string) => existsSync(join(dir, ".terraform")) || existsSync(join(dir, ".terraform.lock.hcl"));
+
+export const configurationFiles = (dir: string): string[] =>
+  readdirSync(dir, { withFileTypes: true })
+    .filter((entry) => entry.isFile() && /\.(tf|tofu)$/.test(entry.name))
+    .map((entry) => join(dir, entry.name))
+    .sort();
+
+/** Folders holding .tf files, below `root` and `depth` levels deep at most; hidden folders and .terraform skipped. */
+export function configurationDirs(root: string, depth = 6): string[] {
+  const found: string[] = [];
+  const walk = (dir: string, level: number) => {
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    if (entries.some((e) => e.isFile() && /\.(tf|tofu)$/.test(e.name))) found.push(dir);
+    if (level >= depth) return;
+    for (const entry of entries) if (entry.isDirectory() && !entry.name.startsWith(".") && entry.name !== "node_modules") walk(join(dir, entry.name), level + 1);
+  };
+  walk(root, 0);
+  return found;
+}
+
+async function backendOf(dir: string): Promise<string> {
+  for (const file of configurationFiles(dir)) {
+    const parsed = await parseHcl(file, readFileSync(file, "utf8"));
+    for (const block of parsed.body.blocks.filter((b) => b.type === "terraform")) {
+      const backend = block.body.blocks.find((b) => b.type === "backend" || b.type === "cloud");
+      if (backend) return backend.type === "cloud" ? "cloud" : (backend.labels[0] ?? "unknown");
+    }
+  }
+  return "local";
+}
+
+async function lockedProviders(file: string): Promise<{ source: string; version: string | null; constraints: string | null }[]> {
+  if (!existsSync(file)) return [];
+  const parsed = await parseHcl(file, readFileSync(file, "utf8"));
+  const text = (name: string, block: (typeof parsed.body.blocks)[number]) => {
+    const expr = block.body.attributes.get(name)?.expr;
+    return expr?.kind === "literal" && typeof expr.value === "string" ? expr.value : null;
+  };
+  return parsed.body.blocks
+    .filter((b) => b.type === "provider")
+    .map((b) => ({ source: b.labels[0] ?? "", version: text("version", b), constraints: text("constraints", b) }));
+}
+
+const sha256 = (file: string) => createHash("sha256").update(readFileSync(file)).digest("hex");
+
+function truncated(text: string, max: number): { text: string; truncated: boolean } {
+  if (Buffer.byteLength(text) <= max) return { text, truncated: false };
+  return { text: `[... cut; the whole output is in the log file ...]\n${tail(text, max)}`, truncated: true };
+}
+
+function progressMessage(line: string): string {
+  if (line.startsWith("{")) {
+    try {
+      return String((JSON.parse(line) as { "@message"?: string })["@message"] ?? line).slice(0, 200);
+    } catch {
+      // plain text after all
+    }
+  }
+  return line.slice(0, 200);
+}
+
+function safeParse(parse: (out: string, code: number) => Record<string, unknown>, out: string, code: number) {
+  try {
+    return parse(out, code);
+  } catch {
+    return undefined;
+  }
+}
+
+function isWritable(dir: string): boolean {
+  try {
+    const probe = join(dir, `.write-probe-${process.pid}`);
+    writeFileSync(probe, "");
+    rmSync(probe);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function output(command: string[]): Promise<string> {
+  const child = Bun.spawn(command, { stdin: "ignore", stdout: "pipe", stderr: "ignore", env: { ...process.env, ...automationEnv } });
+  const [text, code] = await Promise.all([new Response(child.stdout).text(), child.exited]);
+  if (code !== 0) throw new InfraError("RUN_FAILED", `${command.join(" ")} failed with exit code ${code}`, { exitCode: code });
+  return text;
+}
+
+async function firstLine(command: string[]): Promise<string | undefined> {
+  try {
+    return (await output(command)).split("\n").find((line) => line.trim())?.trim();
+  } catch {
+    return undefined;
+  }
+}
+

@@ -1,0 +1,69 @@
+/** The `infra` MCP server's 21 tools. Adapters only: each checks its input's shape and calls the service. */
+import { Type } from "@sinclair/typebox";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { defineTool, jsonResult, type Tool } from "../mcp/define.ts";
+import type { ToolFailure } from "../mcp/call.ts";
+import { InfraError, toolErrorText } from "./errors.ts";
+import { infraInput, WorkspacePath } from "./model.ts";
+import type { InfraService } from "./service.ts";
+
+/** The categories of tools.json, by tool. */
+export const categoryOf: Record<string, string> = {};
+
+const tool = <T extends Tool<any>>(category: string, definition: T): T => {
+  categoryOf[definition.name] = category;
+  return definition;
+};
+
+/** An InfraError is the model's to read and act on; anything else is the host's plain failure. */
+export const infraFailure: ToolFailure = (error) => ({
+  isError: true,
+  content: [{ type: "text", text: error instanceof InfraError ? toolErrorText(error) : error instanceof Error ? error.message : String(error) }],
+});
+
+const json = (value: Record<string, unknown>): CallToolResult => jsonResult(value);
+
+export interface InfraToolDeps {
+  infra: InfraService;
+  /** Where the repository host token would come from: `vault`, `VCS_TOKEN` or `none`. */
+  tokenSource(): string;
+}
+
+export const infraTools = ({ infra, tokenSource }: InfraToolDeps): Tool[] => [
+  tool("core", defineTool({
+    name: "infra",
+    title: "Run OpenTofu/Terraform",
+    description:
+      "Run tofu (or terraform) in a workspace: init, validate, fmt, plan, show, graph, providers or version, with -input=false, -no-color and -json " +
+      "where the command has it; the output is parsed into a structured result. Variables go through a temporary .tfvars.json. A plan is saved and " +
+      "answered with its id and sha256. One run at a time per workspace; progress is streamed and the full log kept (its path is in the result)." +
+      (infra.config.allow_apply ? " apply and destroy take only a plan saved here, with its hash." : " Nothing changes infrastructure: apply and destroy are off."),
+    input: infraInput(infra.config.allow_apply),
+    annotations: { destructiveHint: infra.config.allow_apply, openWorldHint: true },
+    handler: async (args, context) => json(await infra.run(args, context)),
+  })),
+  tool("core", defineTool({
+    name: "infra_environment_check",
+    title: "Check the infrastructure tools",
+    description: "Report which tools are installed (tofu or terraform, terraform-ls, git) with their versions, the workspace root, and whether apply is allowed.",
+    input: Type.Object({}),
+    annotations: { readOnlyHint: true },
+    handler: async () => json(await infra.environment(tokenSource())),
+  })),
+  tool("core", defineTool({
+    name: "infra_version",
+    title: "Binary and provider versions",
+    description: "The tofu/terraform binary's version, and the provider versions a workspace's lock file (.terraform.lock.hcl) selects.",
+    input: Type.Object({ path: WorkspacePath }),
+    annotations: { readOnlyHint: true },
+    handler: async ({ path }) => json(await infra.version(path)),
+  })),
+  tool("core", defineTool({
+    name: "infra_workspace_list",
+    title: "List workspaces",
+    description: "Every folder under the workspace root with configuration files: whether it is initialised, its backend, whether a run is under way, and its last run.",
+    input: Type.Object({}),
+    annotations: { readOnlyHint: true },
+    handler: async () => json({ root: infra.paths.root, workspaces: await infra.workspaceList() }),
+  })),
+];
