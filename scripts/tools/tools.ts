@@ -8,6 +8,6 @@ export const tools: Recipe[] = [
     { module: "github.com/opentofu/opentofu", version: "v1.12.6", command: "github.com/opentofu/opentofu/cmd/tofu" },
     "OpenTofu, the binary the infra server runs",
   ),
-  goInstall("terraform-ls", "github.com/hashicorp/terraform-ls", "v0.39.1", "the language server behind the infra server's LSP tools"),
+  goInstall("terraform-ls", "github.com/hashicorp/terraform-ls", "v0.39.0", "the language server behind the infra server's LSP tools"),
   pythonVenv("checkov", "checkov", "3.3.30", ["checkov"], "the scanner the infra security rules are checked against"),
 ];

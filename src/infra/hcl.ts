@@ -158,13 +158,8 @@ function readExpr(node: Node): Expr {
   const text = node.text;
   const named = node.namedChildren.filter((c): c is Node => c !== null);
   switch (node.type) {
-    case "expression": {
-      const [primary, ...rest] = named;
-      if (!primary) return { kind: "opaque", line, text };
-      const base = readExpr(primary);
-      if (!rest.length) return base;
-      return { kind: "traversal", base, steps: rest.flatMap(readSteps), line, text };
-    }
+    case "expression":
+      return readTerm(named.filter((c) => c.type !== "comment"));
     case "literal_value": {
       const literal = named[0]!;
       if (literal.type === "numeric_lit") return { kind: "literal", value: Number(literal.text), line, text };
@@ -203,19 +198,31 @@ function readExpr(node: Node): Expr {
     case "operation":
       return readExpr(named[0]!);
     case "unary_operation": {
-      const op = node.children.find((c) => c && !c.isNamed)?.text ?? node.child(0)?.text ?? "";
-      return { kind: "unary", op, operand: readExpr(named.at(-1)!), line, text };
+      const op = node.children.find((c) => c && !c.isNamed)?.text ?? "";
+      return { kind: "unary", op, operand: readTerm(named.filter((c) => c.type !== "comment")), line, text };
     }
     case "binary_operation": {
-      const [left, right] = named.filter((c) => c.type === "expression");
-      const op = node.children.find((c) => c && c.type !== "expression" && c.type !== "comment")?.text ?? "";
-      return { kind: "binary", op, left: readExpr(left!), right: readExpr(right!), line, text };
+      // A flat run of nodes: the left term and its postfixes, the operator, the right term and its postfixes.
+      const children = node.children.filter((c): c is Node => c !== null && c.type !== "comment");
+      const at = children.findIndex((c) => !c.isNamed);
+      const op = children[at]?.text ?? "";
+      return { kind: "binary", op, left: readTerm(children.slice(0, at)), right: readTerm(children.slice(at + 1)), line, text };
     }
     case "for_expr":
       return readFor(named[0]!, line, text);
     default:
       return { kind: "opaque", line, text };
   }
+}
+
+/** A term written as sibling nodes: a primary expression, then its attribute, index and splat steps. */
+function readTerm(nodes: Node[]): Expr {
+  const [primary, ...rest] = nodes;
+  if (!primary) return { kind: "opaque", line: 0, text: "" };
+  const base = readExpr(primary);
+  if (!rest.length) return base;
+  const text = nodes.map((n) => n.text).join("");
+  return { kind: "traversal", base, steps: rest.flatMap(readSteps), line: base.line, text };
 }
 
 function readSteps(node: Node): Step[] {

@@ -17,6 +17,9 @@ import { applyActions, type Action, type InfraInput } from "./model.ts";
 import { WorkspacePaths, workspaceRootOf } from "./paths.ts";
 import { runProgram, tail } from "./run.ts";
 import { invocation, jsonDocument } from "./tofu.ts";
+import { analyzeConfiguration, fileIssues, scoreOf } from "./analyze.ts";
+import { loadConfiguration, type Configuration } from "./configuration.ts";
+import { starterFiles, type StarterProvider } from "./scaffold.ts";
 import { Workspaces } from "./workspaces.ts";
 
 /** What a tool call hands the service: cancellation and progress, from MCP. */
@@ -219,6 +222,79 @@ export class InfraService {
       list.push({ path, initialised: isInitialised(dir), backend: await backendOf(dir), ...this.workspaces.view(path) });
     }
     return list;
+  }
+
+  /** The configuration in a workspace folder (its local modules followed); a folder without .tf files is refused. */
+  async configuration(path: string): Promise<{ dir: string; workspace: string; config: Configuration }> {
+    const dir = this.paths.existing(path, "workspace");
+    if (!statSync(dir).isDirectory()) throw new InfraError("INVALID_PATH", `${path} is a file; give the workspace folder`);
+    if (!configurationFiles(dir).length) throw new InfraError("NOT_FOUND", `${this.paths.relative(dir)} has no .tf files`);
+    return { dir, workspace: this.paths.relative(dir), config: await loadConfiguration(dir) };
+  }
+
+  async analyze(path: string): Promise<Record<string, unknown>> {
+    const { workspace, config } = await this.configuration(path);
+    return { path: workspace, ...analyzeConfiguration(config) };
+  }
+
+  /** One file's syntax and what it shows on its own; a syntax error is a finding here, with its line. */
+  async fileCheck(path: string): Promise<Record<string, unknown>> {
+    const file = this.paths.existing(path, "file");
+    if (!statSync(file).isFile()) throw new InfraError("INVALID_PATH", `${path} is a folder; give a file`);
+    if (!/\.(tf|tofu|tfvars|hcl)$/.test(file)) throw new InfraError("INVALID_ARGUMENT", `${path} is not an HCL file (.tf, .tofu, .tfvars, .hcl)`);
+    const parsed = await parseHcl(this.paths.relative(file), readFileSync(file, "utf8"));
+    const issues = fileIssues(parsed);
+    const blocks: Record<string, number> = {};
+    for (const block of parsed.body.blocks) blocks[block.type] = (blocks[block.type] ?? 0) + 1;
+    return {
+      path: parsed.path,
+      valid: parsed.errors.length === 0,
+      syntax_errors: parsed.errors,
+      issues,
+      score: scoreOf(issues),
+      blocks,
+    };
+  }
+
+  async workspaceInfo(path: string): Promise<Record<string, unknown>> {
+    const { dir, workspace, config } = await this.configuration(path);
+    const files = config.root.files.map((f) => {
+      const text = readFileSync(join(dir, f.path), "utf8");
+      return { name: f.path, bytes: Buffer.byteLength(text), lines: text.split("\n").length, blocks: f.body.blocks.length, syntax_errors: f.errors.length };
+    });
+    const stateFile = join(dir, "terraform.tfstate");
+    let stateSummary: Record<string, unknown> = { present: false };
+    if (existsSync(stateFile)) {
+      const parsed = JSON.parse(readFileSync(stateFile, "utf8")) as { serial?: number; resources?: unknown[] };
+      stateSummary = { present: true, serial: parsed.serial ?? null, resources: parsed.resources?.length ?? 0 };
+    }
+    return {
+      path: workspace,
+      initialised: isInitialised(dir),
+      backend: config.root.backend ?? "local",
+      required_version: config.root.requiredVersion ?? null,
+      files,
+      resources: config.resources.filter((r) => r.mode === "managed").map((r) => ({ address: r.instance, type: r.type, file: r.file, line: r.line })),
+      data_sources: config.resources.filter((r) => r.mode === "data").map((r) => r.instance),
+      modules: config.root.moduleCalls,
+      providers: config.root.requiredProviders,
+      variables: config.root.variables.map((v) => v.name),
+      outputs: config.root.outputs.map((o) => o.name),
+      state_file: stateSummary,
+      lock_file: existsSync(join(dir, ".terraform.lock.hcl")),
+      ...this.workspaces.view(workspace),
+    };
+  }
+
+  /** Writes a starting project into a new or empty-of-these-files folder; refuses to overwrite anything. */
+  workspaceSetup(path: string, name: string, provider: StarterProvider): Record<string, unknown> {
+    const dir = this.paths.resolve(path);
+    const files = starterFiles(name, provider);
+    const taken = Object.keys(files).filter((file) => existsSync(join(dir, file)));
+    if (taken.length) throw new InfraError("ALREADY_EXISTS", `${this.paths.relative(dir)} already has ${taken.join(", ")}; nothing was written`, { files: taken });
+    mkdirSync(dir, { recursive: true });
+    for (const [file, text] of Object.entries(files)) writeFileSync(join(dir, file), text, { flag: "wx" });
+    return { path: this.paths.relative(dir), provider, files: Object.keys(files), next: ["infra action=init", "infra action=validate", "infra_analyze"] };
   }
 
   /** Cancels the runs under way and waits for them to end, then lets the workspaces go. */

@@ -4,7 +4,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { defineTool, jsonResult, type Tool } from "../mcp/define.ts";
 import type { ToolFailure } from "../mcp/call.ts";
 import { InfraError, toolErrorText } from "./errors.ts";
-import { infraInput, WorkspacePath } from "./model.ts";
+import { FilePath, infraInput, WorkspacePath } from "./model.ts";
 import type { InfraService } from "./service.ts";
 
 /** The categories of tools.json, by tool. */
@@ -65,5 +65,45 @@ export const infraTools = ({ infra, tokenSource }: InfraToolDeps): Tool[] => [
     input: Type.Object({}),
     annotations: { readOnlyHint: true },
     handler: async () => json({ root: infra.paths.root, workspaces: await infra.workspaceList() }),
+  })),
+  tool("diagnostics", defineTool({
+    name: "infra_analyze",
+    title: "Analyze a configuration",
+    description:
+      "Read a workspace's configuration (local modules followed) with a real HCL parser and report a score from 0 to 100, issues with file and line " +
+      "(syntax errors, variables without description or type, no required_version, unpinned providers and modules, hard-coded secrets) and statistics.",
+    input: Type.Object({ path: WorkspacePath }),
+    annotations: { readOnlyHint: true },
+    handler: async ({ path }) => json(await infra.analyze(path)),
+  })),
+  tool("diagnostics", defineTool({
+    name: "infra_file_check",
+    title: "Check one file",
+    description: "Parse one .tf/.tfvars file: syntax errors with line and column, and the issues the file shows on its own, with a score.",
+    input: Type.Object({ path: FilePath }),
+    annotations: { readOnlyHint: true },
+    handler: async ({ path }) => json(await infra.fileCheck(path)),
+  })),
+  tool("diagnostics", defineTool({
+    name: "infra_workspace_info",
+    title: "Describe a workspace",
+    description: "A workspace's files, resources, data sources, modules, providers, variables, outputs, backend, state file, initialisation and last run.",
+    input: Type.Object({ path: WorkspacePath }),
+    annotations: { readOnlyHint: true },
+    handler: async ({ path }) => json(await infra.workspaceInfo(path)),
+  })),
+  tool("diagnostics", defineTool({
+    name: "infra_workspace_setup",
+    title: "Start a new project",
+    description:
+      "Write a structured starting project into a folder: versions.tf, variables.tf, main.tf, outputs.tf and README.md, for aws, azurerm, google or none " +
+      "(built-in resources only). Refuses to overwrite any existing file.",
+    input: Type.Object({
+      path: Type.String({ minLength: 1, maxLength: 4096, description: "The folder to create, relative to the workspace root." }),
+      name: Type.String({ pattern: "^[a-z][a-z0-9-]{0,39}$", default: "app", description: "The project's name prefix." }),
+      provider: Type.Union([Type.Literal("aws"), Type.Literal("azurerm"), Type.Literal("google"), Type.Literal("none")], { default: "none" }),
+    }),
+    annotations: { destructiveHint: false },
+    handler: async ({ path, name, provider }) => json(infra.workspaceSetup(path, name, provider)),
   })),
 ];
