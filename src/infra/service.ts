@@ -13,13 +13,17 @@ import { findTool } from "../toolchain.ts";
 import { automationEnv, findBinary, requireBinary } from "./binary.ts";
 import { InfraError } from "./errors.ts";
 import { parseHcl } from "./hcl.ts";
-import { applyActions, type Action, type InfraInput } from "./model.ts";
+import { applyActions, severities, type Action, type InfraInput, type Severity } from "./model.ts";
 import { WorkspacePaths, workspaceRootOf } from "./paths.ts";
 import { runProgram, tail } from "./run.ts";
 import { invocation, jsonDocument } from "./tofu.ts";
 import { analyzeConfiguration, fileIssues, scoreOf } from "./analyze.ts";
 import { loadConfiguration, type Configuration } from "./configuration.ts";
 import { starterFiles, type StarterProvider } from "./scaffold.ts";
+import { checkFocus, recommend } from "./recommendations.ts";
+import { scan } from "./scanner.ts";
+import { toSarif } from "./sarif.ts";
+import { version } from "../version.ts";
 import { Workspaces } from "./workspaces.ts";
 
 /** What a tool call hands the service: cancellation and progress, from MCP. */
@@ -297,12 +301,38 @@ export class InfraService {
     return { path: this.paths.relative(dir), provider, files: Object.keys(files), next: ["infra action=init", "infra action=validate", "infra_analyze"] };
   }
 
+  /** The security scan of a workspace; a file with syntax errors stops it, naming the file and line. */
+  async securityScan(path: string, severity: string, format: "json" | "sarif"): Promise<Record<string, unknown>> {
+    const minimum = checkSeverity(severity);
+    const { workspace, config } = await this.configuration(path);
+    const broken = config.modules.flatMap((m) => m.files).find((f) => f.errors.length);
+    if (broken) {
+      const [first] = broken.errors;
+      throw new InfraError("SYNTAX_ERROR", `${broken.path} line ${first!.line}: ${first!.message}; fix it before scanning`, { file: broken.path, line: first!.line });
+    }
+    const report = scan(config, minimum);
+    if (format === "sarif") return { path: workspace, sarif: toSarif(report, version) };
+    return { path: workspace, minimum_severity: minimum, ...report };
+  }
+
+  async recommendations(path: string, focus: string): Promise<Record<string, unknown>> {
+    const checked = checkFocus(focus);
+    const { workspace, config } = await this.configuration(path);
+    const list = recommend(config, checked);
+    return { path: workspace, focus: checked, count: list.length, recommendations: list };
+  }
+
   /** Cancels the runs under way and waits for them to end, then lets the workspaces go. */
   async stop(): Promise<void> {
     this.#shutdown.abort();
     await Promise.all(this.workspaces.busy().map((path) => this.workspaces.settled(path)));
     this.workspaces.stop();
   }
+}
+
+function checkSeverity(severity: string): Severity {
+  if ((severities as string[]).includes(severity)) return severity as Severity;
+  throw new InfraError("INVALID_ARGUMENT", `unknown severity ${JSON.stringify(severity)}; allowed: ${severities.join(", ")}`);
 }
 
 export const isInitialised = (dir: string) => existsSync(join(dir, ".terraform")) || existsSync(join(dir, ".terraform.lock.hcl"));

@@ -5,6 +5,8 @@ import { defineTool, jsonResult, type Tool } from "../mcp/define.ts";
 import type { ToolFailure } from "../mcp/call.ts";
 import { InfraError, toolErrorText } from "./errors.ts";
 import { FilePath, infraInput, WorkspacePath } from "./model.ts";
+import { focuses } from "./recommendations.ts";
+import { rules } from "./scanner.ts";
 import type { InfraService } from "./service.ts";
 
 /** The categories of tools.json, by tool. */
@@ -105,5 +107,31 @@ export const infraTools = ({ infra, tokenSource }: InfraToolDeps): Tool[] => [
     }),
     annotations: { destructiveHint: false },
     handler: async ({ path, name, provider }) => json(infra.workspaceSetup(path, name, provider)),
+  })),
+  tool("security", defineTool({
+    name: "infra_security_scan",
+    title: "Scan for security issues",
+    description:
+      `Scan a workspace (local modules followed) with ${rules.length} rules over AWS, Azure and Google Cloud, each named by its Checkov id and its tfsec/Trivy id, ` +
+      "judged as Checkov judges them. Findings carry file, line and resource address, severity and remediation. #checkov:skip=<id> and " +
+      "#tfsec:ignore:<id> comments are honoured. severity is the minimum reported (low, medium, high, critical; default medium). format json or sarif (2.1.0).",
+    input: Type.Object({
+      path: WorkspacePath,
+      severity: Type.String({ default: "medium", description: "The minimum severity reported: low, medium, high or critical." }),
+      format: Type.Union([Type.Literal("json"), Type.Literal("sarif")], { default: "json" }),
+    }),
+    annotations: { readOnlyHint: true },
+    handler: async ({ path, severity, format }) => json(await infra.securityScan(path, severity, format)),
+  })),
+  tool("security", defineTool({
+    name: "infra_recommendations",
+    title: "Recommend improvements",
+    description: `Recommendations for a workspace, each with its file and line, by focus: ${focuses.join(", ")} (default security).`,
+    input: Type.Object({
+      path: WorkspacePath,
+      focus: Type.String({ default: "security", description: `One of ${focuses.join(", ")}.` }),
+    }),
+    annotations: { readOnlyHint: true },
+    handler: async ({ path, focus }) => json(await infra.recommendations(path, focus)),
   })),
 ];
