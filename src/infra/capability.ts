@@ -21,7 +21,13 @@ export const infraCapability = (({ config, log, database, mcp, health }) => {
     .tool(...infraTools({ infra, tokenSource: () => tokenSource(database.db, config).source }));
   health.register("infra", () => {
     const binary = findBinary(config.infra);
-    return { status: binary ? "ok" : "degraded", binary: binary?.name ?? null, workspaceRoot: infra.paths.root };
+    return {
+      status: binary ? "ok" : "degraded",
+      binary: binary?.name ?? null,
+      workspaceRoot: infra.paths.root,
+      languageServer: infra.lsp.state,
+      running: infra.workspaces.busy(),
+    };
   });
   return {
     name: "infra",

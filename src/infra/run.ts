@@ -11,6 +11,7 @@ import { InfraError } from "./errors.ts";
 export interface RunOptions {
   command: string[];
   cwd: string;
+  /** The child's whole environment (this process's when left out). */
   env?: Record<string, string>;
   /** The full output, both streams as they came, is written here. */
   logFile: string;
@@ -34,7 +35,7 @@ export async function runProgram({ command, cwd, env, logFile, timeoutMs, graceM
   const log = Bun.file(logFile).writer();
   log.write(`$ ${command.join(" ")}\n`);
   const started = performance.now();
-  const child = Bun.spawn(command, { cwd, env: { ...process.env, ...env }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const child = Bun.spawn(command, { cwd, env: env ?? process.env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
 
   let stopping: "cancelled" | "timed out" | undefined;
   let killTimer: ReturnType<typeof setTimeout> | undefined;

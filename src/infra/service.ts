@@ -24,6 +24,7 @@ import { checkFocus, recommend } from "./recommendations.ts";
 import { scan } from "./scanner.ts";
 import { toSarif } from "./sarif.ts";
 import { version } from "../version.ts";
+import { applyEdits, LanguageServer } from "./lsp.ts";
 import { Workspaces } from "./workspaces.ts";
 
 /** What a tool call hands the service: cancellation and progress, from MCP. */
@@ -48,6 +49,7 @@ export class InfraService {
   readonly workspaces: Workspaces;
   readonly config: Config["infra"];
   readonly #plansDir: string;
+  readonly lsp: LanguageServer;
   /** Stops every run under way, for shutdown: tofu gets its SIGINT and the grace period to release its lock. */
   readonly #shutdown = new AbortController();
 
@@ -61,6 +63,11 @@ export class InfraService {
     const home = join(fullConfig.data_dir, "infra");
     this.workspaces = new Workspaces(join(home, "runs"));
     this.#plansDir = join(home, "plans");
+    this.lsp = new LanguageServer({
+      binary: () => findTool("terraform-ls", this.config.language_server),
+      root: this.paths.root,
+      timeoutMs: this.config.lsp_timeout_ms,
+    });
   }
 
   /** Runs one action of the `infra` tool in a workspace and answers its structured result. */
@@ -88,7 +95,7 @@ export class InfraService {
       const result = await runProgram({
         command: [binary.path, ...how.args],
         cwd: dir,
-        env: automationEnv,
+        env: automationEnv(),
         logFile,
         timeoutMs: Math.min(input.timeout_seconds ?? Infinity, this.config.run_timeout_seconds) * 1000,
         graceMs: this.config.cancel_grace_ms,
@@ -322,13 +329,94 @@ export class InfraService {
     return { path: workspace, focus: checked, count: list.length, recommendations: list };
   }
 
+  // --- the language server ---
+
+  /** The document a language tool works on: an existing .tf/.tfvars file inside the root. */
+  #document(path: string): string {
+    const file = this.paths.existing(path, "file");
+    if (!statSync(file).isFile() || !/\.(tf|tofu|tfvars)$/.test(file)) throw new InfraError("INVALID_ARGUMENT", `${path} is not a .tf, .tofu or .tfvars file`);
+    return file;
+  }
+
+  async complete(path: string, line: number, character: number) {
+    const items = await this.lsp.complete(this.#document(path), line, character);
+    return {
+      path: this.paths.relative(this.#document(path)),
+      position: { line, character },
+      items: items.slice(0, 200).map((item) => ({
+        label: item.label,
+        ...(item.kind ? { kind: completionKinds[item.kind] ?? item.kind } : {}),
+        ...(item.detail ? { detail: item.detail } : {}),
+        ...(item.documentation ? { documentation: typeof item.documentation === "string" ? item.documentation : item.documentation.value } : {}),
+        ...(item.textEdit && "newText" in item.textEdit ? { insert: item.textEdit.newText } : item.insertText ? { insert: item.insertText } : {}),
+      })),
+      truncated: items.length > 200,
+    };
+  }
+
+  async hover(path: string, line: number, character: number) {
+    const file = this.#document(path);
+    return { path: this.paths.relative(file), position: { line, character }, hover: await this.lsp.hover(file, line, character) };
+  }
+
+  /** Formats a file with terraform-ls, or with `tofu fmt` when terraform-ls is not installed; writes it when asked. */
+  async formatDocument(path: string, write: boolean) {
+    const file = this.#document(path);
+    const text = readFileSync(file, "utf8");
+    let formatted: string;
+    let used: string;
+    if (this.lsp.installed) {
+      formatted = applyEdits(text, await this.lsp.format(file));
+      used = "terraform-ls";
+    } else {
+      formatted = await this.#tofuFmt(text, file);
+      used = `${requireBinary(this.config).name} fmt`;
+    }
+    const changed = formatted !== text;
+    if (write && changed) writeFileSync(file, formatted);
+    return { path: this.paths.relative(file), used, changed, written: write && changed, formatted };
+  }
+
+  async #tofuFmt(text: string, file: string): Promise<string> {
+    const binary = requireBinary(this.config);
+    const child = Bun.spawn([binary.path, "fmt", "-no-color", "-"], { stdin: new Blob([text]), stdout: "pipe", stderr: "pipe", env: automationEnv() });
+    const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+    if (code !== 0) throw new InfraError("SYNTAX_ERROR", `${binary.name} fmt could not format ${this.paths.relative(file)}`, { stderrTail: tail(err) });
+    return out;
+  }
+
+  /** Diagnostics from terraform-ls, or from our own parser when it is not installed. */
+  async validateDocument(path: string) {
+    const file = this.#document(path);
+    if (this.lsp.installed) {
+      const diagnostics = await this.lsp.diagnostics(file);
+      return { path: this.paths.relative(file), used: "terraform-ls", valid: !diagnostics.some((d) => d.severity === 1), diagnostics };
+    }
+    const parsed = await parseHcl(this.paths.relative(file), readFileSync(file, "utf8"));
+    const diagnostics = parsed.errors.map((e) => ({
+      range: { start: { line: e.line - 1, character: e.column - 1 }, end: { line: e.line - 1, character: e.column - 1 } },
+      severity: 1,
+      source: "hcl parser",
+      message: e.message,
+    }));
+    return { path: parsed.path, used: "hcl parser", valid: diagnostics.length === 0, diagnostics };
+  }
+
   /** Cancels the runs under way and waits for them to end, then lets the workspaces go. */
   async stop(): Promise<void> {
     this.#shutdown.abort();
     await Promise.all(this.workspaces.busy().map((path) => this.workspaces.settled(path)));
     this.workspaces.stop();
+    await this.lsp.stop();
   }
 }
+
+/** LSP CompletionItemKind numbers, by name. */
+const completionKinds: Record<number, string> = {
+  1: "text", 2: "method", 3: "function", 4: "constructor", 5: "field", 6: "variable", 7: "class", 8: "interface", 9: "module",
+  10: "property", 11: "unit", 12: "value", 13: "enum", 14: "keyword", 15: "snippet", 16: "color", 17: "file", 18: "reference",
+  19: "folder", 20: "enum member", 21: "constant", 22: "struct", 23: "event", 24: "operator", 25: "type parameter",
+};
 
 function checkSeverity(severity: string): Severity {
   if ((severities as string[]).includes(severity)) return severity as Severity;
@@ -422,7 +510,7 @@ function isWritable(dir: string): boolean {
 }
 
 async function output(command: string[]): Promise<string> {
-  const child = Bun.spawn(command, { stdin: "ignore", stdout: "pipe", stderr: "ignore", env: { ...process.env, ...automationEnv } });
+  const child = Bun.spawn(command, { stdin: "ignore", stdout: "pipe", stderr: "ignore", env: automationEnv() });
   const [text, code] = await Promise.all([new Response(child.stdout).text(), child.exited]);
   if (code !== 0) throw new InfraError("RUN_FAILED", `${command.join(" ")} failed with exit code ${code}`, { exitCode: code });
   return text;

@@ -134,4 +134,65 @@ export const infraTools = ({ infra, tokenSource }: InfraToolDeps): Tool[] => [
     annotations: { readOnlyHint: true },
     handler: async ({ path, focus }) => json(await infra.recommendations(path, focus)),
   })),
+  tool("language server", defineTool({
+    name: "iac_complete",
+    title: "Completions at a position",
+    description: "Completions from terraform-ls at a position in a .tf file: resource types, attributes, variables, functions. Positions are 0-based (LSP).",
+    input: Type.Object({ path: FilePath, line: Position("line"), character: Position("character") }),
+    annotations: { readOnlyHint: true },
+    handler: async ({ path, line, character }) => json(await infra.complete(path, line, character)),
+  })),
+  tool("language server", defineTool({
+    name: "iac_hover",
+    title: "Documentation at a position",
+    description: "What terraform-ls says about the symbol at a position (its documentation and type). Positions are 0-based (LSP).",
+    input: Type.Object({ path: FilePath, line: Position("line"), character: Position("character") }),
+    annotations: { readOnlyHint: true },
+    handler: async ({ path, line, character }) => json(await infra.hover(path, line, character)),
+  })),
+  tool("language server", defineTool({
+    name: "iac_format_lsp",
+    title: "Format a file",
+    description: "Format a file with terraform-ls (or tofu fmt when terraform-ls is not installed; the result says which). Answers the formatted text; writes it back only with write: true.",
+    input: Type.Object({ path: FilePath, write: Type.Boolean({ default: false, description: "Write the formatted text back to the file." }) }),
+    handler: async ({ path, write }) => json(await infra.formatDocument(path, write)),
+  })),
+  tool("language server", defineTool({
+    name: "iac_validate_lsp",
+    title: "Diagnostics for a file",
+    description: "The diagnostics terraform-ls publishes for a file (or our HCL parser's, when terraform-ls is not installed; the result says which). Ranges are 0-based (LSP).",
+    input: Type.Object({ path: FilePath }),
+    annotations: { readOnlyHint: true },
+    handler: async ({ path }) => json(await infra.validateDocument(path)),
+  })),
+  tool("language server", defineTool({
+    name: "iac_lsp_status",
+    title: "Language server status",
+    description: "Whether terraform-ls is installed, and its state: absent (not started), starting, ready or crashed (restarted by the next call that needs it).",
+    input: Type.Object({}),
+    annotations: { readOnlyHint: true },
+    handler: async () => json(infra.lsp.status()),
+  })),
+  tool("language server", defineTool({
+    name: "infra_lsp_init",
+    title: "Start the language server",
+    description: "Start terraform-ls for the workspace root (or restart it with restart: true) and answer its name, version and capabilities.",
+    input: Type.Object({ restart: Type.Boolean({ default: false }) }),
+    handler: async ({ restart }) => {
+      if (restart) await infra.lsp.stop();
+      await infra.lsp.start();
+      return json(await infra.lsp.debug());
+    },
+  })),
+  tool("language server", defineTool({
+    name: "infra_lsp_debug",
+    title: "Language server details",
+    description: "Everything known about the terraform-ls process: state, pid, restarts, last error, server info, capabilities, open documents, recent requests with their timings, and its last stderr lines.",
+    input: Type.Object({}),
+    annotations: { readOnlyHint: true },
+    handler: async () => json(await infra.lsp.debug()),
+  })),
 ];
+
+const Position = (what: "line" | "character") =>
+  Type.Integer({ minimum: 0, maximum: 1_000_000, description: `0-based ${what}, as in the Language Server Protocol.` });
