@@ -9,7 +9,8 @@ import { tokenSource } from "./vcs-token.ts";
 export type InfraCapability = Capability & { infra: InfraService };
 
 export const infraCapability = (({ config, log, database, mcp, health }) => {
-  const infra = new InfraService(config, log.child({ component: "infra" }));
+  const token = () => tokenSource(database.db, config);
+  const infra = new InfraService(config, log.child({ component: "infra" }), () => token().token);
   mcp
     .server("infra", {
       title: "Infrastructure as code",
@@ -18,7 +19,7 @@ export const infraCapability = (({ config, log, database, mcp, health }) => {
         "Nothing changes infrastructure unless the server allows apply, and then only a plan saved here, with its hash.",
       failure: infraFailure,
     })
-    .tool(...infraTools({ infra, tokenSource: () => tokenSource(database.db, config).source }));
+    .tool(...infraTools({ infra, tokenSource: () => token().source }));
   health.register("infra", () => {
     const binary = findBinary(config.infra);
     return {

@@ -5,7 +5,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { RunRecord } from "../../actors/workspace.machine.ts";
 import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
@@ -25,6 +25,7 @@ import { scan } from "./scanner.ts";
 import { toSarif } from "./sarif.ts";
 import { version } from "../version.ts";
 import { applyEdits, LanguageServer } from "./lsp.ts";
+import { parseRepo, RepositoryHost } from "./vcs.ts";
 import { Workspaces } from "./workspaces.ts";
 
 /** What a tool call hands the service: cancellation and progress, from MCP. */
@@ -50,12 +51,15 @@ export class InfraService {
   readonly config: Config["infra"];
   readonly #plansDir: string;
   readonly lsp: LanguageServer;
+  readonly vcs: RepositoryHost;
   /** Stops every run under way, for shutdown: tofu gets its SIGINT and the grace period to release its lock. */
   readonly #shutdown = new AbortController();
 
   constructor(
     private readonly fullConfig: Config,
     private readonly log: Logger,
+    /** The repository host token, read when a call needs it (it may be added to the vault while serving). */
+    token: () => string | undefined = () => undefined,
   ) {
     this.config = fullConfig.infra;
     this.paths = new WorkspacePaths(workspaceRootOf(fullConfig));
@@ -68,6 +72,7 @@ export class InfraService {
       root: this.paths.root,
       timeoutMs: this.config.lsp_timeout_ms,
     });
+    this.vcs = new RepositoryHost({ apiBase: fullConfig.vcs.api_base, token, cloneTimeoutMs: fullConfig.vcs.clone_timeout_seconds * 1000 });
   }
 
   /** Runs one action of the `infra` tool in a workspace and answers its structured result. */
@@ -400,6 +405,96 @@ export class InfraService {
       message: e.message,
     }));
     return { path: parsed.path, used: "hcl parser", valid: diagnostics.length === 0, diagnostics };
+  }
+
+  // --- the repository host ---
+
+  /** Where a repository is cloned: the given folder, or repos/<name>, inside the root. */
+  #cloneTarget(name: string, path?: string): { dir: string; workspace: string } {
+    const dir = this.paths.resolve(path ?? `repos/${name}`);
+    if (dir === this.paths.root) throw new InfraError("INVALID_PATH", "clone into a folder below the workspace root, not the root itself");
+    return { dir, workspace: this.paths.relative(dir) };
+  }
+
+  async cloneRepo(input: { repo: string; branch?: string; path?: string; depth: number; force: boolean }, context: CallContext = {}) {
+    const repo = parseRepo(input.repo);
+    const url = /^https?:\/\//.test(input.repo) ? input.repo : (await this.vcs.repository(repo, context.signal)).clone_url;
+    const { dir, workspace } = this.#cloneTarget(repo.name, input.path);
+    const { runId, logFile } = this.workspaces.begin(workspace, "clone");
+    const startedAt = Date.now();
+    let record: RunRecord = { runId, action: "clone", outcome: "failed", exitCode: null, startedAt, finishedAt: startedAt, logFile };
+    try {
+      mkdirSync(dirname(dir), { recursive: true });
+      await context.progress?.({ progress: 0, message: `cloning ${repo.owner}/${repo.name}` });
+      const { commit } = await this.vcs.clone(url, dir, { ...input, logFile, signal: context.signal, graceMs: this.config.cancel_grace_ms });
+      record = { ...record, outcome: "succeeded", exitCode: 0, finishedAt: Date.now() };
+      return { repo: `${repo.owner}/${repo.name}`, path: workspace, branch: input.branch ?? null, commit, shallow: input.depth > 0, log_file: logFile };
+    } catch (error) {
+      record = { ...record, error: (error as Error).message, finishedAt: Date.now(), outcome: error instanceof InfraError && error.code === "CANCELLED" ? "cancelled" : "failed" };
+      throw error;
+    } finally {
+      this.workspaces.finish(workspace, record);
+    }
+  }
+
+  async listIacFiles(input: { repo: string; pattern: string; ref?: string }, context: CallContext = {}) {
+    const repo = parseRepo(input.repo);
+    const { ref, files, truncated } = await this.vcs.files(repo, input.ref, context.signal);
+    const glob = new Bun.Glob(input.pattern);
+    // A pattern without a slash is matched against file names, anywhere in the tree, as `*.tf` is meant.
+    const matches = files.filter((f) => glob.match(input.pattern.includes("/") ? f.path : f.path.slice(f.path.lastIndexOf("/") + 1)));
+    return { repo: `${repo.owner}/${repo.name}`, ref, pattern: input.pattern, count: matches.length, files: matches, truncated };
+  }
+
+  /** What a repository's configuration declares, read through the API without cloning it. */
+  async iacConfig(input: { repo: string; ref?: string }, context: CallContext = {}) {
+    const repo = parseRepo(input.repo);
+    const { ref, files } = await this.vcs.files(repo, input.ref, context.signal);
+    const iac = files.filter((f) => /\.(tf|tofu|tfvars)$|(^|\/)(\.terraform\.lock\.hcl|terragrunt\.hcl)$/.test(f.path));
+    const dirs = [...new Set(iac.filter((f) => /\.(tf|tofu)$/.test(f.path)).map((f) => (f.path.includes("/") ? f.path.slice(0, f.path.lastIndexOf("/")) : ".")))].sort();
+    const declared = iac.filter((f) => /\.(tf|tofu)$/.test(f.path) && f.size < 512 * 1024).slice(0, 50);
+    const configs = await Promise.all(
+      declared.map(async (file) => ({ file: file.path, parsed: await parseHcl(file.path, await this.vcs.fileText(repo, file.path, ref, context.signal)) })),
+    );
+    const byDir = dirs.map((dir) => {
+      const inDir = configs.filter((c) => (c.file.includes("/") ? c.file.slice(0, c.file.lastIndexOf("/")) : ".") === dir);
+      const blocks = inDir.flatMap((c) => c.parsed.body.blocks.map((block) => ({ block, file: c.file })));
+      const terraform = blocks.filter((b) => b.block.type === "terraform");
+      const literal = (expr: unknown) => ((expr as { kind?: string; value?: unknown })?.kind === "literal" ? (expr as { value: unknown }).value : undefined);
+      return {
+        path: dir,
+        files: iac.filter((f) => (f.path.includes("/") ? f.path.slice(0, f.path.lastIndexOf("/")) : ".") === dir).map((f) => f.path),
+        required_version: terraform.map((t) => literal(t.block.body.attributes.get("required_version")?.expr)).find((v) => v !== undefined) ?? null,
+        backend: terraform.flatMap((t) => t.block.body.blocks.filter((b) => b.type === "backend").map((b) => b.labels[0])).at(0) ?? null,
+        providers: terraform.flatMap((t) => t.block.body.blocks.filter((b) => b.type === "required_providers").flatMap((b) => [...b.body.attributes.keys()])),
+        modules: blocks.filter((b) => b.block.type === "module").map((b) => ({ name: b.block.labels[0], source: literal(b.block.body.attributes.get("source")?.expr) ?? null })),
+        resources: blocks.filter((b) => b.block.type === "resource").length,
+        syntax_errors: inDir.flatMap((c) => c.parsed.errors.map((e) => ({ file: c.file, line: e.line, message: e.message }))),
+      };
+    });
+    return { repo: `${repo.owner}/${repo.name}`, ref, iac_files: iac.length, configurations: byDir };
+  }
+
+  /** Clones a repository and readies each configuration in it: analysed, and initialised when asked. */
+  async prepareWorkspace(input: { repo: string; branch?: string; path?: string; init: boolean; force: boolean }, context: CallContext = {}) {
+    const cloned = await this.cloneRepo({ ...input, depth: 1 }, context);
+    const dirs = configurationDirs(this.paths.resolve(cloned.path));
+    const workspaces = [];
+    for (const dir of dirs) {
+      const path = this.paths.relative(dir);
+      const analysis = analyzeConfiguration(await loadConfiguration(dir));
+      let init: Record<string, unknown> | undefined;
+      if (input.init) {
+        try {
+          await this.run({ path, action: "init" } as InfraInput, context);
+          init = { ok: true };
+        } catch (error) {
+          init = { ok: false, error: error instanceof InfraError ? `[${error.code}] ${error.message}` : (error as Error).message };
+        }
+      }
+      workspaces.push({ path, score: analysis.score, issues: analysis.issues.length, resources: analysis.statistics.resources, initialised: isInitialised(dir), ...(init ? { init } : {}) });
+    }
+    return { ...cloned, workspaces, next: workspaces.length ? ["infra action=validate", "infra_security_scan", "infra action=plan"] : [] };
   }
 
   /** Cancels the runs under way and waits for them to end, then lets the workspaces go. */

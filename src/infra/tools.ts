@@ -192,7 +192,57 @@ export const infraTools = ({ infra, tokenSource }: InfraToolDeps): Tool[] => [
     annotations: { readOnlyHint: true },
     handler: async () => json(await infra.lsp.debug()),
   })),
+  tool("repository host", defineTool({
+    name: "vcs_clone_repo",
+    title: "Clone a repository",
+    description:
+      "Clone a repository (owner/name on the configured host, or its https URL) into the workspace root (repos/<name> unless path is given): " +
+      "shallow by default, a branch when given, force to clone afresh over an existing folder. The token is never put in the URL or on disk.",
+    input: Type.Object({
+      repo: Repo,
+      branch: Branch,
+      path: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: "Target folder, relative to the workspace root." })),
+      depth: Type.Integer({ minimum: 0, maximum: 100_000, default: 1, description: "Commits of history; 0 for all." }),
+      force: Type.Boolean({ default: false, description: "Remove an existing target folder first." }),
+    }),
+    annotations: { openWorldHint: true },
+    handler: async (args, context) => json(await infra.cloneRepo(args, context)),
+  })),
+  tool("repository host", defineTool({
+    name: "vcs_get_iac_config",
+    title: "Read a repository's configuration",
+    description: "Without cloning: a repository's IaC files and, per configuration folder, its required_version, backend, providers, modules and resource count.",
+    input: Type.Object({ repo: Repo, ref: Ref }),
+    annotations: { readOnlyHint: true, openWorldHint: true },
+    handler: async (args, context) => json(await infra.iacConfig(args, context)),
+  })),
+  tool("repository host", defineTool({
+    name: "vcs_list_iac_files",
+    title: "List a repository's IaC files",
+    description: "Files of a repository matching a glob (default *.tf; a pattern without / matches file names in every folder), with their sizes.",
+    input: Type.Object({ repo: Repo, pattern: Type.String({ minLength: 1, maxLength: 200, default: "*.tf" }), ref: Ref }),
+    annotations: { readOnlyHint: true, openWorldHint: true },
+    handler: async (args, context) => json(await infra.listIacFiles(args, context)),
+  })),
+  tool("repository host", defineTool({
+    name: "vcs_prepare_workspace",
+    title: "Clone and ready a workspace",
+    description: "Clone a repository (shallow) and ready each configuration folder in it: analysed (score, issues), and initialised with init: true.",
+    input: Type.Object({
+      repo: Repo,
+      branch: Branch,
+      path: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })),
+      init: Type.Boolean({ default: false, description: "Run init in each configuration folder." }),
+      force: Type.Boolean({ default: false }),
+    }),
+    annotations: { openWorldHint: true },
+    handler: async (args, context) => json(await infra.prepareWorkspace(args, context)),
+  })),
 ];
 
 const Position = (what: "line" | "character") =>
   Type.Integer({ minimum: 0, maximum: 1_000_000, description: `0-based ${what}, as in the Language Server Protocol.` });
+
+const Repo = Type.String({ minLength: 3, maxLength: 300, description: "owner/name, or the repository's https URL." });
+const Ref = Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: "Branch, tag or commit; the default branch when left out." }));
+const Branch = Type.Optional(Type.String({ minLength: 1, maxLength: 255, pattern: "^[^-\\s~^:?*\\[\\\\][^\\s~^:?*\\[\\\\]*$", description: "A branch to clone." }));

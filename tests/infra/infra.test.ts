@@ -105,7 +105,7 @@ test("the environment check names the tools and never a token", async () => {
 describe("with apply allowed", () => {
   let a: InfraHarness;
   beforeAll(async () => {
-    a = await startInfra({ PLATFORM_INFRA__ALLOW_APPLY: "true", PLATFORM_INFRA__CANCEL_GRACE_MS: "3000" });
+    a = await startInfra({ env: { PLATFORM_INFRA__ALLOW_APPLY: "true", PLATFORM_INFRA__CANCEL_GRACE_MS: "3000" } });
     a.write({
       "apply/main.tf": 'resource "terraform_data" "a" {\n  input = "x"\n}\noutput "id" {\n  value = terraform_data.a.id\n}\n',
       "slow/main.tf": 'resource "terraform_data" "slow" {\n  provisioner "local-exec" {\n    command = "sleep 60"\n  }\n}\n',

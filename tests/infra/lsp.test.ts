@@ -10,7 +10,7 @@ const pretty = 'resource "terraform_data" "u" {\n  input            = "x"\n  tri
 describe("with terraform-ls", () => {
   let h: InfraHarness;
   beforeAll(async () => {
-    h = await startInfra({ PLATFORM_INFRA__LANGUAGE_SERVER: requireTool("terraform-ls") });
+    h = await startInfra({ env: { PLATFORM_INFRA__LANGUAGE_SERVER: requireTool("terraform-ls") } });
     h.fixture("basic");
     h.write({ "lsp/ugly.tf": ugly, "lsp/bad.tf": 'resource "terraform_data" "a" {\n  input = \n}\n' });
   });
@@ -75,7 +75,7 @@ describe("with terraform-ls", () => {
 describe("without terraform-ls", () => {
   let h: InfraHarness;
   beforeAll(async () => {
-    h = await startInfra({ PLATFORM_INFRA__LANGUAGE_SERVER: "/nonexistent/terraform-ls" });
+    h = await startInfra({ env: { PLATFORM_INFRA__LANGUAGE_SERVER: "/nonexistent/terraform-ls" } });
     h.write({ "lsp/ugly.tf": ugly, "lsp/bad.tf": 'resource "terraform_data" "a" {\n  input = \n}\n' });
   });
   afterAll(() => h.close());

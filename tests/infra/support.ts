@@ -7,7 +7,9 @@ import { dirname, join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CapabilityFactory } from "../../src/capability.ts";
 import { infraCapability, type InfraCapability } from "../../src/infra/capability.ts";
+import type { Logger } from "../../src/log.ts";
 import { startApp, type RunningApp } from "../support/app.ts";
 import { tempDir } from "../support/temp.ts";
 import { requireTool } from "../support/tools.ts";
@@ -30,10 +32,18 @@ export interface InfraHarness extends RunningApp {
   fixture(name: string, as?: string): string;
 }
 
-export async function startInfra(env: Record<string, string> = {}): Promise<InfraHarness> {
+export interface InfraOptions {
+  env?: Record<string, string>;
+  /** Other capabilities in the same runtime (the vault, for the repository host's token). */
+  alongside?: CapabilityFactory[];
+  log?: Logger;
+}
+
+export async function startInfra({ env = {}, alongside = [], log }: InfraOptions = {}): Promise<InfraHarness> {
   const root = tempDir();
-  const running = await startApp([infraCapability], {
+  const running = await startApp([...alongside, infraCapability], {
     env: { PLATFORM_INFRA__WORKSPACE_ROOT: root.path, PLATFORM_INFRA__BINARY: requireTool("tofu"), ...env },
+    ...(log ? { log } : {}),
   });
   const client = new Client({ name: "infra-test", version: "1.0.0" });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${running.base}/mcp/infra`)));
