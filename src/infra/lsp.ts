@@ -18,6 +18,7 @@ import {
   DidChangeTextDocumentNotification,
   DidOpenTextDocumentNotification,
   DocumentFormattingRequest,
+  DocumentSymbolRequest,
   ExitNotification,
   HoverRequest,
   InitializedNotification,
@@ -32,6 +33,9 @@ import { StreamMessageReader, StreamMessageWriter } from "vscode-jsonrpc/node";
 import { createProtocolConnection, type ProtocolConnection } from "vscode-languageserver-protocol/node";
 import { languageServerMachine, type LanguageServerState } from "../../actors/language-server.machine.ts";
 import { InfraError } from "./errors.ts";
+
+/** How long after parsing a document a publication of its diagnostics may still come. */
+const quietMs = 1000;
 
 interface Session {
   child: ChildProcessByStdio<Writable, Readable, Readable>;
@@ -179,8 +183,13 @@ export class LanguageServer {
     return edits ?? [];
   }
 
-  /** The diagnostics the server publishes for the document as it is on disk now. */
-  async diagnostics(path: string): Promise<Diagnostic[]> {
+  /**
+   * The diagnostics the server publishes for the document as it is on disk now. terraform-ls publishes for a file
+   * only when its diagnostics change, so a file that never had any may get no publication: once the server has
+   * parsed the document (it answers documentSymbol after that) and a short while has passed without one, the
+   * answer is that there are none, and `published` says so.
+   */
+  async diagnostics(path: string): Promise<{ diagnostics: Diagnostic[]; published: boolean }> {
     const session = await this.start();
     const uri = pathToFileURL(path).href;
     const text = readFileSync(path, "utf8");
@@ -188,7 +197,7 @@ export class LanguageServer {
       const published = session.diagnostics.get(uri);
       return published?.text === text ? published.diagnostics : undefined;
     };
-    const { promise, resolve } = Promise.withResolvers<Diagnostic[]>();
+    const { promise, resolve } = Promise.withResolvers<Diagnostic[] | undefined>();
     const waiter = (published: string) => {
       const diagnostics = published === uri ? current() : undefined;
       if (diagnostics) resolve(diagnostics);
@@ -196,7 +205,13 @@ export class LanguageServer {
     session.waiting.add(waiter);
     try {
       await this.#sync(session, path, text);
-      return current() ?? (await this.#timed("textDocument/publishDiagnostics", () => promise));
+      const known = current();
+      if (known) return { diagnostics: known, published: true };
+      await this.#timed("textDocument/documentSymbol", () => session.connection.sendRequest(DocumentSymbolRequest.type, { textDocument: { uri } }));
+      const quiet = setTimeout(() => resolve(current()), quietMs);
+      const diagnostics = await promise;
+      clearTimeout(quiet);
+      return diagnostics ? { diagnostics, published: true } : { diagnostics: [], published: false };
     } finally {
       session.waiting.delete(waiter);
     }

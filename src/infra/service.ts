@@ -394,8 +394,8 @@ export class InfraService {
   async validateDocument(path: string) {
     const file = this.#document(path);
     if (this.lsp.installed) {
-      const diagnostics = await this.lsp.diagnostics(file);
-      return { path: this.paths.relative(file), used: "terraform-ls", valid: !diagnostics.some((d) => d.severity === 1), diagnostics };
+      const { diagnostics, published } = await this.lsp.diagnostics(file);
+      return { path: this.paths.relative(file), used: "terraform-ls", valid: !diagnostics.some((d) => d.severity === 1), diagnostics, published };
     }
     const parsed = await parseHcl(this.paths.relative(file), readFileSync(file, "utf8"));
     const diagnostics = parsed.errors.map((e) => ({

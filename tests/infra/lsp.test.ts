@@ -31,7 +31,9 @@ describe("with terraform-ls", () => {
     expect(bad).toMatchObject({ used: "terraform-ls", valid: false });
     expect(bad.diagnostics[0]!.range.start.line).toBe(1);
     h.write({ "lsp/bad.tf": 'resource "terraform_data" "a" {\n  input = 1\n}\n' });
-    expect(await h.ok("iac_validate_lsp", { path: "lsp/bad.tf" })).toMatchObject({ valid: true, diagnostics: [] });
+    expect(await h.ok("iac_validate_lsp", { path: "lsp/bad.tf" })).toMatchObject({ valid: true, diagnostics: [], published: true });
+    // terraform-ls publishes nothing for a file that never had a problem: none, and it says it saw no publication.
+    expect(await h.ok("iac_validate_lsp", { path: "basic/modules/counter/main.tf" })).toMatchObject({ used: "terraform-ls", valid: true, diagnostics: [] });
   });
 
   test("formatting answers the text and writes it only when asked", async () => {
