@@ -5,7 +5,7 @@
  */
 import type { Configuration } from "./configuration.ts";
 import type { HclFile } from "./hcl.ts";
-import type { Severity } from "./model.ts";
+import type { Severity } from "./rules/rule.ts";
 import { findSecrets } from "./secrets.ts";
 
 export interface Issue {

@@ -46,8 +46,3 @@ export interface Diagnostic {
   line?: number;
   column?: number;
 }
-
-export const Severity = Type.Union([Type.Literal("low"), Type.Literal("medium"), Type.Literal("high"), Type.Literal("critical")]);
-export type Severity = Static<typeof Severity>;
-/** Least to most severe. */
-export const severities: Severity[] = ["low", "medium", "high", "critical"];

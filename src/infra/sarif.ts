@@ -1,5 +1,5 @@
 /** A scan as SARIF 2.1.0, the format code-scanning services read: one run, the rules that fired, one result per finding. */
-import type { Severity } from "./model.ts";
+import type { Severity } from "./rules/rule.ts";
 import { rules, type ScanReport } from "./scanner.ts";
 
 const level: Record<Severity, "note" | "warning" | "error"> = { low: "note", medium: "warning", high: "error", critical: "error" };

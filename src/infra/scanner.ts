@@ -4,7 +4,7 @@
  * `#trivy:ignore:<id>`) above it or on the flagged line. Findings carry the rule's ids, file, line and address.
  */
 import type { Configuration, ResourceInstance } from "./configuration.ts";
-import { severities, type Severity } from "./model.ts";
+import { severities, type Severity } from "./rules/rule.ts";
 import { awsRules } from "./rules/aws.ts";
 import { azureRules } from "./rules/azure.ts";
 import { gcpRules } from "./rules/gcp.ts";

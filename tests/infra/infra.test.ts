@@ -163,3 +163,17 @@ test("plan hashes are sha256 of the saved file", async () => {
   const file = join(h.dataDir, "infra/plans", `${run.plan!.id}.tfplan`);
   expect(createHash("sha256").update(readFileSync(file)).digest("hex")).toBe(run.plan!.sha256);
 });
+
+test("without tofu or terraform, a run names the missing tool and the environment check says what is there", async () => {
+  const bare = await startInfra({ env: { PLATFORM_INFRA__BINARY: "/nonexistent/tofu" } });
+  try {
+    bare.fixture("basic");
+    expect(await bare.fails("infra", { path: "basic", action: "init" })).toContain("[TOOL_MISSING] tofu is not installed: infra.binary is /nonexistent/tofu");
+    const env = await bare.ok<{ ready: boolean; tools: Record<string, { installed: boolean }> }>("infra_environment_check");
+    expect(env.ready).toBe(false);
+    expect(env.tools.tofu!.installed).toBe(false);
+    expect(env.tools.git!.installed).toBe(true);
+  } finally {
+    await bare.close();
+  }
+});

@@ -6,7 +6,10 @@
  */
 import type { ResourceInstance } from "../configuration.ts";
 import { isUnknown, type Value } from "../evaluate.ts";
-import type { Severity } from "../model.ts";
+
+export type Severity = "low" | "medium" | "high" | "critical";
+/** Least to most severe. */
+export const severities: Severity[] = ["low", "medium", "high", "critical"];
 
 export type Result = "passed" | "failed" | "unknown";
 
