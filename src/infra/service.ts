@@ -92,9 +92,10 @@ export class InfraService {
     const { runId, logFile } = this.workspaces.begin(workspace, action);
     const startedAt = Date.now();
     let record: RunRecord = { runId, action, outcome: "failed", exitCode: null, startedAt, finishedAt: startedAt, logFile };
-    const scratch = mkdtempSync(join(tmpdir(), "platform-infra-"));
+    // The variables file lives in a private temporary folder, only for this run.
+    const scratch = input.vars && Object.keys(input.vars).length ? mkdtempSync(join(tmpdir(), "platform-infra-")) : undefined;
     try {
-      const varFile = input.vars && Object.keys(input.vars).length ? join(scratch, "vars.tfvars.json") : undefined;
+      const varFile = scratch && join(scratch, "vars.tfvars.json");
       if (varFile) writeFileSync(varFile, JSON.stringify(input.vars), { mode: 0o600 });
       const how = invocation(action, { write: input.write, destroy: input.destroy, planFile: plan.file, varFile });
       let lines = 0;
@@ -146,7 +147,7 @@ export class InfraService {
       if (action === "plan" && plan.file) rmSync(plan.file, { force: true });
       throw error;
     } finally {
-      rmSync(scratch, { recursive: true, force: true });
+      if (scratch) rmSync(scratch, { recursive: true, force: true });
       this.workspaces.finish(workspace, record);
       this.log.info("infra run", { workspace, action, outcome: record.outcome, exitCode: record.exitCode, duration: record.finishedAt - startedAt });
     }
