@@ -1,32 +1,36 @@
 /**
  * The infra server's logic, free of any wire format: runs of tofu/terraform in workspaces (one at a time each),
- * the environment, versions and workspaces. The MCP tools go through here.
+ * the environment, versions, workspaces, analysis and scans; it holds the language tools and the repositories.
+ * The MCP tools go through here.
  */
 import { createHash, randomUUID } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import type { RunRecord } from "../../actors/workspace.machine.ts";
 import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
 import { findTool } from "../toolchain.ts";
-import { automationEnv, findBinary, requireBinary } from "./binary.ts";
-import { InfraError } from "./errors.ts";
-import { parseHcl } from "./hcl.ts";
-import { applyActions, type Action, type InfraInput } from "./model.ts";
-import { severities, type Severity } from "./rules/rule.ts";
-import { WorkspacePaths, workspaceRootOf } from "./paths.ts";
-import { runProgram, tail } from "./run.ts";
-import { invocation, jsonDocument } from "./tofu.ts";
-import { analyzeConfiguration, fileIssues, scoreOf } from "./analyze.ts";
-import { loadConfiguration, type Configuration } from "./configuration.ts";
-import { starterFiles, type StarterProvider } from "./scaffold.ts";
-import { checkFocus, recommend } from "./recommendations.ts";
-import { scan } from "./scanner.ts";
-import { toSarif } from "./sarif.ts";
 import { version } from "../version.ts";
-import { applyEdits, LanguageServer } from "./lsp.ts";
-import { parseRepo, RepositoryHost } from "./vcs.ts";
+import { analyzeConfiguration, fileIssues, scoreOf } from "./analyze.ts";
+import { automationEnv, findBinary, requireBinary } from "./binary.ts";
+import { loadConfiguration, type Configuration } from "./configuration.ts";
+import { InfraError } from "./errors.ts";
+import { backendOf, configurationDirs, configurationFiles, isInitialised, lockedProviders } from "./folders.ts";
+import { parseHcl } from "./hcl.ts";
+import { LanguageTools } from "./language.ts";
+import { LanguageServer } from "./lsp.ts";
+import { applyActions, type Action, type InfraInput } from "./model.ts";
+import { WorkspacePaths, workspaceRootOf } from "./paths.ts";
+import { checkFocus, recommend } from "./recommendations.ts";
+import { Repositories } from "./repositories.ts";
+import { severities, type Severity } from "./rules/rule.ts";
+import { runProgram, tail } from "./run.ts";
+import { toSarif } from "./sarif.ts";
+import { starterFiles, type StarterProvider } from "./scaffold.ts";
+import { scan } from "./scanner.ts";
+import { invocation, jsonDocument } from "./tofu.ts";
+import { RepositoryHost } from "./vcs.ts";
 import { Workspaces } from "./workspaces.ts";
 
 /** What a tool call hands the service: cancellation and progress, from MCP. */
@@ -52,7 +56,8 @@ export class InfraService {
   readonly config: Config["infra"];
   readonly #plansDir: string;
   readonly lsp: LanguageServer;
-  readonly vcs: RepositoryHost;
+  readonly language: LanguageTools;
+  readonly repositories: Repositories;
   /** Stops every run under way, for shutdown: tofu gets its SIGINT and the grace period to release its lock. */
   readonly #shutdown = new AbortController();
 
@@ -73,7 +78,14 @@ export class InfraService {
       root: this.paths.root,
       timeoutMs: this.config.lsp_timeout_ms,
     });
-    this.vcs = new RepositoryHost({ apiBase: fullConfig.vcs.api_base, token, cloneTimeoutMs: fullConfig.vcs.clone_timeout_seconds * 1000 });
+    this.language = new LanguageTools(this.paths, this.lsp, this.config);
+    this.repositories = new Repositories({
+      paths: this.paths,
+      workspaces: this.workspaces,
+      host: new RepositoryHost({ apiBase: fullConfig.vcs.api_base, token, cloneTimeoutMs: fullConfig.vcs.clone_timeout_seconds * 1000 }),
+      config: this.config,
+      init: (path, context) => this.run({ path, action: "init" } as InfraInput, context),
+    });
   }
 
   /** Runs one action of the `infra` tool in a workspace and answers its structured result. */
@@ -336,169 +348,6 @@ export class InfraService {
     return { path: workspace, focus: checked, count: list.length, recommendations: list };
   }
 
-  // --- the language server ---
-
-  /** The document a language tool works on: an existing .tf/.tfvars file inside the root. */
-  #document(path: string): string {
-    const file = this.paths.existing(path, "file");
-    if (!statSync(file).isFile() || !/\.(tf|tofu|tfvars)$/.test(file)) throw new InfraError("INVALID_ARGUMENT", `${path} is not a .tf, .tofu or .tfvars file`);
-    return file;
-  }
-
-  async complete(path: string, line: number, character: number) {
-    const items = await this.lsp.complete(this.#document(path), line, character);
-    return {
-      path: this.paths.relative(this.#document(path)),
-      position: { line, character },
-      items: items.slice(0, 200).map((item) => ({
-        label: item.label,
-        ...(item.kind ? { kind: completionKinds[item.kind] ?? item.kind } : {}),
-        ...(item.detail ? { detail: item.detail } : {}),
-        ...(item.documentation ? { documentation: typeof item.documentation === "string" ? item.documentation : item.documentation.value } : {}),
-        ...(item.textEdit && "newText" in item.textEdit ? { insert: item.textEdit.newText } : item.insertText ? { insert: item.insertText } : {}),
-      })),
-      truncated: items.length > 200,
-    };
-  }
-
-  async hover(path: string, line: number, character: number) {
-    const file = this.#document(path);
-    return { path: this.paths.relative(file), position: { line, character }, hover: await this.lsp.hover(file, line, character) };
-  }
-
-  /** Formats a file with terraform-ls, or with `tofu fmt` when terraform-ls is not installed; writes it when asked. */
-  async formatDocument(path: string, write: boolean) {
-    const file = this.#document(path);
-    const text = readFileSync(file, "utf8");
-    let formatted: string;
-    let used: string;
-    if (this.lsp.installed) {
-      formatted = applyEdits(text, await this.lsp.format(file));
-      used = "terraform-ls";
-    } else {
-      formatted = await this.#tofuFmt(text, file);
-      used = `${requireBinary(this.config).name} fmt`;
-    }
-    const changed = formatted !== text;
-    if (write && changed) writeFileSync(file, formatted);
-    return { path: this.paths.relative(file), used, changed, written: write && changed, formatted };
-  }
-
-  async #tofuFmt(text: string, file: string): Promise<string> {
-    const binary = requireBinary(this.config);
-    const child = Bun.spawn([binary.path, "fmt", "-no-color", "-"], { stdin: new Blob([text]), stdout: "pipe", stderr: "pipe", env: automationEnv() });
-    const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
-    if (code !== 0) throw new InfraError("SYNTAX_ERROR", `${binary.name} fmt could not format ${this.paths.relative(file)}`, { stderrTail: tail(err) });
-    return out;
-  }
-
-  /** Diagnostics from terraform-ls, or from our own parser when it is not installed. */
-  async validateDocument(path: string) {
-    const file = this.#document(path);
-    if (this.lsp.installed) {
-      const { diagnostics, published } = await this.lsp.diagnostics(file);
-      return { path: this.paths.relative(file), used: "terraform-ls", valid: !diagnostics.some((d) => d.severity === 1), diagnostics, published };
-    }
-    const parsed = await parseHcl(this.paths.relative(file), readFileSync(file, "utf8"));
-    const diagnostics = parsed.errors.map((e) => ({
-      range: { start: { line: e.line - 1, character: e.column - 1 }, end: { line: e.line - 1, character: e.column - 1 } },
-      severity: 1,
-      source: "hcl parser",
-      message: e.message,
-    }));
-    return { path: parsed.path, used: "hcl parser", valid: diagnostics.length === 0, diagnostics };
-  }
-
-  // --- the repository host ---
-
-  /** Where a repository is cloned: the given folder, or repos/<name>, inside the root. */
-  #cloneTarget(name: string, path?: string): { dir: string; workspace: string } {
-    const dir = this.paths.resolve(path ?? `repos/${name}`);
-    if (dir === this.paths.root) throw new InfraError("INVALID_PATH", "clone into a folder below the workspace root, not the root itself");
-    return { dir, workspace: this.paths.relative(dir) };
-  }
-
-  async cloneRepo(input: { repo: string; branch?: string; path?: string; depth: number; force: boolean }, context: CallContext = {}) {
-    const repo = parseRepo(input.repo);
-    const url = /^https?:\/\//.test(input.repo) ? input.repo : (await this.vcs.repository(repo, context.signal)).clone_url;
-    const { dir, workspace } = this.#cloneTarget(repo.name, input.path);
-    const { runId, logFile } = this.workspaces.begin(workspace, "clone");
-    const startedAt = Date.now();
-    let record: RunRecord = { runId, action: "clone", outcome: "failed", exitCode: null, startedAt, finishedAt: startedAt, logFile };
-    try {
-      mkdirSync(dirname(dir), { recursive: true });
-      await context.progress?.({ progress: 0, message: `cloning ${repo.owner}/${repo.name}` });
-      const { commit } = await this.vcs.clone(url, dir, { ...input, logFile, signal: context.signal, graceMs: this.config.cancel_grace_ms });
-      record = { ...record, outcome: "succeeded", exitCode: 0, finishedAt: Date.now() };
-      return { repo: `${repo.owner}/${repo.name}`, path: workspace, branch: input.branch ?? null, commit, shallow: input.depth > 0, log_file: logFile };
-    } catch (error) {
-      record = { ...record, error: (error as Error).message, finishedAt: Date.now(), outcome: error instanceof InfraError && error.code === "CANCELLED" ? "cancelled" : "failed" };
-      throw error;
-    } finally {
-      this.workspaces.finish(workspace, record);
-    }
-  }
-
-  async listIacFiles(input: { repo: string; pattern: string; ref?: string }, context: CallContext = {}) {
-    const repo = parseRepo(input.repo);
-    const { ref, files, truncated } = await this.vcs.files(repo, input.ref, context.signal);
-    const glob = new Bun.Glob(input.pattern);
-    // A pattern without a slash is matched against file names, anywhere in the tree, as `*.tf` is meant.
-    const matches = files.filter((f) => glob.match(input.pattern.includes("/") ? f.path : f.path.slice(f.path.lastIndexOf("/") + 1)));
-    return { repo: `${repo.owner}/${repo.name}`, ref, pattern: input.pattern, count: matches.length, files: matches, truncated };
-  }
-
-  /** What a repository's configuration declares, read through the API without cloning it. */
-  async iacConfig(input: { repo: string; ref?: string }, context: CallContext = {}) {
-    const repo = parseRepo(input.repo);
-    const { ref, files } = await this.vcs.files(repo, input.ref, context.signal);
-    const iac = files.filter((f) => /\.(tf|tofu|tfvars)$|(^|\/)(\.terraform\.lock\.hcl|terragrunt\.hcl)$/.test(f.path));
-    const dirs = [...new Set(iac.filter((f) => /\.(tf|tofu)$/.test(f.path)).map((f) => (f.path.includes("/") ? f.path.slice(0, f.path.lastIndexOf("/")) : ".")))].sort();
-    const declared = iac.filter((f) => /\.(tf|tofu)$/.test(f.path) && f.size < 512 * 1024).slice(0, 50);
-    const configs = await Promise.all(
-      declared.map(async (file) => ({ file: file.path, parsed: await parseHcl(file.path, await this.vcs.fileText(repo, file.path, ref, context.signal)) })),
-    );
-    const byDir = dirs.map((dir) => {
-      const inDir = configs.filter((c) => (c.file.includes("/") ? c.file.slice(0, c.file.lastIndexOf("/")) : ".") === dir);
-      const blocks = inDir.flatMap((c) => c.parsed.body.blocks.map((block) => ({ block, file: c.file })));
-      const terraform = blocks.filter((b) => b.block.type === "terraform");
-      const literal = (expr: unknown) => ((expr as { kind?: string; value?: unknown })?.kind === "literal" ? (expr as { value: unknown }).value : undefined);
-      return {
-        path: dir,
-        files: iac.filter((f) => (f.path.includes("/") ? f.path.slice(0, f.path.lastIndexOf("/")) : ".") === dir).map((f) => f.path),
-        required_version: terraform.map((t) => literal(t.block.body.attributes.get("required_version")?.expr)).find((v) => v !== undefined) ?? null,
-        backend: terraform.flatMap((t) => t.block.body.blocks.filter((b) => b.type === "backend").map((b) => b.labels[0])).at(0) ?? null,
-        providers: terraform.flatMap((t) => t.block.body.blocks.filter((b) => b.type === "required_providers").flatMap((b) => [...b.body.attributes.keys()])),
-        modules: blocks.filter((b) => b.block.type === "module").map((b) => ({ name: b.block.labels[0], source: literal(b.block.body.attributes.get("source")?.expr) ?? null })),
-        resources: blocks.filter((b) => b.block.type === "resource").length,
-        syntax_errors: inDir.flatMap((c) => c.parsed.errors.map((e) => ({ file: c.file, line: e.line, message: e.message }))),
-      };
-    });
-    return { repo: `${repo.owner}/${repo.name}`, ref, iac_files: iac.length, configurations: byDir };
-  }
-
-  /** Clones a repository and readies each configuration in it: analysed, and initialised when asked. */
-  async prepareWorkspace(input: { repo: string; branch?: string; path?: string; init: boolean; force: boolean }, context: CallContext = {}) {
-    const cloned = await this.cloneRepo({ ...input, depth: 1 }, context);
-    const dirs = configurationDirs(this.paths.resolve(cloned.path));
-    const workspaces = [];
-    for (const dir of dirs) {
-      const path = this.paths.relative(dir);
-      const analysis = analyzeConfiguration(await loadConfiguration(dir));
-      let init: Record<string, unknown> | undefined;
-      if (input.init) {
-        try {
-          await this.run({ path, action: "init" } as InfraInput, context);
-          init = { ok: true };
-        } catch (error) {
-          init = { ok: false, error: error instanceof InfraError ? `[${error.code}] ${error.message}` : (error as Error).message };
-        }
-      }
-      workspaces.push({ path, score: analysis.score, issues: analysis.issues.length, resources: analysis.statistics.resources, initialised: isInitialised(dir), ...(init ? { init } : {}) });
-    }
-    return { ...cloned, workspaces, next: workspaces.length ? ["infra action=validate", "infra_security_scan", "infra action=plan"] : [] };
-  }
-
   /** Cancels the runs under way and waits for them to end, then lets the workspaces go. */
   async stop(): Promise<void> {
     this.#shutdown.abort();
@@ -508,65 +357,9 @@ export class InfraService {
   }
 }
 
-/** LSP CompletionItemKind numbers, by name. */
-const completionKinds: Record<number, string> = {
-  1: "text", 2: "method", 3: "function", 4: "constructor", 5: "field", 6: "variable", 7: "class", 8: "interface", 9: "module",
-  10: "property", 11: "unit", 12: "value", 13: "enum", 14: "keyword", 15: "snippet", 16: "color", 17: "file", 18: "reference",
-  19: "folder", 20: "enum member", 21: "constant", 22: "struct", 23: "event", 24: "operator", 25: "type parameter",
-};
-
 function checkSeverity(severity: string): Severity {
   if ((severities as string[]).includes(severity)) return severity as Severity;
   throw new InfraError("INVALID_ARGUMENT", `unknown severity ${JSON.stringify(severity)}; allowed: ${severities.join(", ")}`);
-}
-
-export const isInitialised = (dir: string) => existsSync(join(dir, ".terraform")) || existsSync(join(dir, ".terraform.lock.hcl"));
-
-export const configurationFiles = (dir: string): string[] =>
-  readdirSync(dir, { withFileTypes: true })
-    .filter((entry) => entry.isFile() && /\.(tf|tofu)$/.test(entry.name))
-    .map((entry) => join(dir, entry.name))
-    .sort();
-
-/** Folders holding .tf files, below `root` and `depth` levels deep at most; hidden folders and .terraform skipped. */
-export function configurationDirs(root: string, depth = 6): string[] {
-  const found: string[] = [];
-  const walk = (dir: string, level: number) => {
-    let entries;
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    if (entries.some((e) => e.isFile() && /\.(tf|tofu)$/.test(e.name))) found.push(dir);
-    if (level >= depth) return;
-    for (const entry of entries) if (entry.isDirectory() && !entry.name.startsWith(".") && entry.name !== "node_modules") walk(join(dir, entry.name), level + 1);
-  };
-  walk(root, 0);
-  return found;
-}
-
-async function backendOf(dir: string): Promise<string> {
-  for (const file of configurationFiles(dir)) {
-    const parsed = await parseHcl(file, readFileSync(file, "utf8"));
-    for (const block of parsed.body.blocks.filter((b) => b.type === "terraform")) {
-      const backend = block.body.blocks.find((b) => b.type === "backend" || b.type === "cloud");
-      if (backend) return backend.type === "cloud" ? "cloud" : (backend.labels[0] ?? "unknown");
-    }
-  }
-  return "local";
-}
-
-async function lockedProviders(file: string): Promise<{ source: string; version: string | null; constraints: string | null }[]> {
-  if (!existsSync(file)) return [];
-  const parsed = await parseHcl(file, readFileSync(file, "utf8"));
-  const text = (name: string, block: (typeof parsed.body.blocks)[number]) => {
-    const expr = block.body.attributes.get(name)?.expr;
-    return expr?.kind === "literal" && typeof expr.value === "string" ? expr.value : null;
-  };
-  return parsed.body.blocks
-    .filter((b) => b.type === "provider")
-    .map((b) => ({ source: b.labels[0] ?? "", version: text("version", b), constraints: text("constraints", b) }));
 }
 
 const sha256 = (file: string) => createHash("sha256").update(readFileSync(file)).digest("hex");

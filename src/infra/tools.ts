@@ -140,7 +140,7 @@ export const infraTools = ({ infra, tokenSource }: InfraToolDeps): Tool[] => [
     description: "Completions from terraform-ls at a position in a .tf file: resource types, attributes, variables, functions. Positions are 0-based (LSP).",
     input: Type.Object({ path: FilePath, line: Position("line"), character: Position("character") }),
     annotations: { readOnlyHint: true },
-    handler: async ({ path, line, character }) => json(await infra.complete(path, line, character)),
+    handler: async ({ path, line, character }) => json(await infra.language.complete(path, line, character)),
   })),
   tool("language server", defineTool({
     name: "iac_hover",
@@ -148,14 +148,14 @@ export const infraTools = ({ infra, tokenSource }: InfraToolDeps): Tool[] => [
     description: "What terraform-ls says about the symbol at a position (its documentation and type). Positions are 0-based (LSP).",
     input: Type.Object({ path: FilePath, line: Position("line"), character: Position("character") }),
     annotations: { readOnlyHint: true },
-    handler: async ({ path, line, character }) => json(await infra.hover(path, line, character)),
+    handler: async ({ path, line, character }) => json(await infra.language.hover(path, line, character)),
   })),
   tool("language server", defineTool({
     name: "iac_format_lsp",
     title: "Format a file",
     description: "Format a file with terraform-ls (or tofu fmt when terraform-ls is not installed; the result says which). Answers the formatted text; writes it back only with write: true.",
     input: Type.Object({ path: FilePath, write: Type.Boolean({ default: false, description: "Write the formatted text back to the file." }) }),
-    handler: async ({ path, write }) => json(await infra.formatDocument(path, write)),
+    handler: async ({ path, write }) => json(await infra.language.formatDocument(path, write)),
   })),
   tool("language server", defineTool({
     name: "iac_validate_lsp",
@@ -163,7 +163,7 @@ export const infraTools = ({ infra, tokenSource }: InfraToolDeps): Tool[] => [
     description: "The diagnostics terraform-ls publishes for a file (or our HCL parser's, when terraform-ls is not installed; the result says which). Ranges are 0-based (LSP).",
     input: Type.Object({ path: FilePath }),
     annotations: { readOnlyHint: true },
-    handler: async ({ path }) => json(await infra.validateDocument(path)),
+    handler: async ({ path }) => json(await infra.language.validateDocument(path)),
   })),
   tool("language server", defineTool({
     name: "iac_lsp_status",
@@ -206,7 +206,7 @@ export const infraTools = ({ infra, tokenSource }: InfraToolDeps): Tool[] => [
       force: Type.Boolean({ default: false, description: "Remove an existing target folder first." }),
     }),
     annotations: { openWorldHint: true },
-    handler: async (args, context) => json(await infra.cloneRepo(args, context)),
+    handler: async (args, context) => json(await infra.repositories.clone(args, context)),
   })),
   tool("repository host", defineTool({
     name: "vcs_get_iac_config",
@@ -214,7 +214,7 @@ export const infraTools = ({ infra, tokenSource }: InfraToolDeps): Tool[] => [
     description: "Without cloning: a repository's IaC files and, per configuration folder, its required_version, backend, providers, modules and resource count.",
     input: Type.Object({ repo: Repo, ref: Ref }),
     annotations: { readOnlyHint: true, openWorldHint: true },
-    handler: async (args, context) => json(await infra.iacConfig(args, context)),
+    handler: async (args, context) => json(await infra.repositories.iacConfig(args, context)),
   })),
   tool("repository host", defineTool({
     name: "vcs_list_iac_files",
@@ -222,7 +222,7 @@ export const infraTools = ({ infra, tokenSource }: InfraToolDeps): Tool[] => [
     description: "Files of a repository matching a glob (default *.tf; a pattern without / matches file names in every folder), with their sizes.",
     input: Type.Object({ repo: Repo, pattern: Type.String({ minLength: 1, maxLength: 200, default: "*.tf" }), ref: Ref }),
     annotations: { readOnlyHint: true, openWorldHint: true },
-    handler: async (args, context) => json(await infra.listIacFiles(args, context)),
+    handler: async (args, context) => json(await infra.repositories.listFiles(args, context)),
   })),
   tool("repository host", defineTool({
     name: "vcs_prepare_workspace",
@@ -236,7 +236,7 @@ export const infraTools = ({ infra, tokenSource }: InfraToolDeps): Tool[] => [
       force: Type.Boolean({ default: false }),
     }),
     annotations: { openWorldHint: true },
-    handler: async (args, context) => json(await infra.prepareWorkspace(args, context)),
+    handler: async (args, context) => json(await infra.repositories.prepare(args, context)),
   })),
 ];
 
