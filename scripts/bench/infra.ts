@@ -1,10 +1,11 @@
 /**
  * `bun scripts/bench/infra.ts`: the infra server's three speed goals, side by side in one run.
  * 1. Security scan of the differential corpus against real Checkov (goal: at least 20x faster, same verdicts):
- *    infra_security_scan on a running server, as an assistant calls it, against Checkov's CLI; the scanner as a
- *    fresh process and warm in process are shown beside it.
+ *    infra_security_scan on a server just started, as an assistant calls it, against Checkov's CLI; the scanner
+ *    as a fresh process and warm in process are shown beside it.
  * 2. infra_analyze of a generated 1,000-file workspace (goal: under 2 s).
- * 3. The `infra` tool's plan against running tofu plan directly with the same arguments (goal: under 5% overhead).
+ * 3. The `infra` tool's plan against running tofu plan directly with the same arguments (goal: under 5% overhead),
+ *    with the time the tool spends outside the tofu process.
  */
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -24,47 +25,12 @@ const need = (name: string) => findTool(name) ?? (console.error(`${name} is not 
 const checkov = need("checkov");
 const tofu = need("tofu");
 const dir = mkdtempSync(join(tmpdir(), "platform-bench-infra-"));
-const ms = (n: number) => `${n < 10 ? n.toFixed(2) : Math.round(n)} ms`;
-
-// --- 1. the scan against Checkov ---
-const ids = rules.map((r) => r.id);
-const configurations = readdirSync(corpus).sort();
-async function ourVerdicts() {
-  const verdicts = new Map<string, string>();
-  for (const name of configurations)
-    for (const { resource, rule, result, skipped } of evaluateRules(await loadConfiguration(join(corpus, name))))
-      if (result !== "unknown") verdicts.set(`${name} ${resource.instance.replace(/(^|\.)data\./, "$1")} ${rule.id}`, skipped?.startsWith("checkov:") && result === "failed" ? "skipped" : result);
-  return verdicts;
-}
-// A fresh process for ours too: Bun's start, the parser's wasm, the scan of all 44 configurations.
-const coldScript = join(dir, "scan.ts");
-writeFileSync(
-  coldScript,
-  `import { loadConfiguration } from ${JSON.stringify(join(root, "src/infra/configuration.ts"))};\n` +
-    `import { evaluateRules } from ${JSON.stringify(join(root, "src/infra/scanner.ts"))};\n` +
-    `let n = 0;\nfor (const name of ${JSON.stringify(configurations)}) n += evaluateRules(await loadConfiguration(${JSON.stringify(corpus)} + "/" + name)).length;\nconsole.log(n);\n`,
-);
-const timeProcess = async (command: string[]) => {
-  const started = performance.now();
-  const child = Bun.spawn(command, { stdout: "ignore", stderr: "ignore" });
-  await child.exited;
-  return performance.now() - started;
-};
-const checkovArgs = [checkov, "-d", corpus, "--framework", "terraform", "-o", "json", "--compact", "--skip-download", "--download-external-modules", "false", "--check", ids.join(",")];
-const [checkovTimes = [], coldTimes = []] = await inTurns(3, [() => timeProcess(checkovArgs), () => timeProcess(["bun", coldScript])]);
-const warmTimes: number[] = [];
-await ourVerdicts();
-for (let i = 0; i < 10; i++) {
-  const started = performance.now();
-  await ourVerdicts();
-  warmTimes.push(performance.now() - started);
-}
-const theirs = await checkovVerdicts(checkov, corpus, ids);
-const ours = await ourVerdicts();
-const differing = [...theirs].filter(([key, verdict]) => ours.get(key) !== verdict).length;
-
-// --- 2. infra_analyze of 1,000 files ---
 const workspace = join(dir, "workspace");
+const ms = (n: number) => `${n < 10 ? n.toFixed(2) : Math.round(n)} ms`;
+const configurations = readdirSync(corpus).sort();
+
+// --- the workspaces: the corpus, 1,000 generated files, a plan of 200 resources ---
+cpSync(corpus, join(workspace, "corpus"), { recursive: true });
 const big = join(workspace, "big");
 const file = (i: number) =>
   `variable "name_${i}" {\n  description = "Name ${i}."\n  type        = string\n  default     = "app-${i}"\n}\n\n` +
@@ -80,8 +46,6 @@ for (let m = 0; m < 8; m++) {
   writeFileSync(join(big, `calls_${m}.tf`), `module "m${m}" {\n  source = "./modules/m${m}"\n}\n`);
 }
 const fileCount = readdirSync(big, { recursive: true }).filter((f) => String(f).endsWith(".tf")).length;
-
-// --- 3. plan through the infra tool against tofu directly ---
 const planDir = join(workspace, "plan");
 mkdirSync(planDir, { recursive: true });
 writeFileSync(
@@ -90,6 +54,7 @@ writeFileSync(
     `resource "terraform_data" "item" {\n  count = var.size\n  input = { name = local.names[count.index], index = count.index }\n}\n\n` +
     `output "count" {\n  value = length(terraform_data.item)\n}\n`,
 );
+
 const runtime = await startRuntime(
   loadConfig({ env: { PLATFORM_DATA_DIR: join(dir, "data"), PLATFORM_INFRA__WORKSPACE_ROOT: workspace, PLATFORM_INFRA__BINARY: tofu } }),
   createLogger({ level: "error", write: () => {} }),
@@ -98,75 +63,97 @@ const runtime = await startRuntime(
 const { infra } = runtime.capabilities.find((c) => c.name === "infra") as InfraCapability;
 const tools = runtime.mcp.get("infra")!.tools;
 const context = { signal: new AbortController().signal, progress: async () => {} };
-const analyze = tools.get("infra_analyze")!;
-const analyzeOnce = async () => {
+const timed = async (run: () => Promise<unknown>) => {
   const started = performance.now();
-  const result = await analyze.handler({ path: "big" }, context);
+  await run();
+  return performance.now() - started;
+};
+const call = async (name: string, args: Record<string, unknown>) => {
+  const result = await tools.get(name)!.handler(args, context);
   if (result.isError) throw new Error(JSON.stringify(result.content));
-  return performance.now() - started;
+  return result.structuredContent as Record<string, unknown>;
 };
-const analyzeFirst = await analyzeOnce();
-const analyzeTimes: number[] = [];
-for (let i = 0; i < 5; i++) analyzeTimes.push(await analyzeOnce());
 
-// The scan as an assistant gets it: infra_security_scan on the running server, every corpus configuration in turn.
-cpSync(corpus, join(workspace, "corpus"), { recursive: true });
-const scanTool = tools.get("infra_security_scan")!;
-const scanCorpus = async () => {
-  const started = performance.now();
-  for (const name of configurations) {
-    const result = await scanTool.handler({ path: `corpus/${name}`, severity: "low", format: "json" }, context);
-    if (result.isError) throw new Error(JSON.stringify(result.content));
-  }
-  return performance.now() - started;
-};
+// --- 1. the scan against Checkov ---
+// First on the server just started (the parser loads with it), then warm.
+const scanCorpus = () => timed(async () => {
+  for (const name of configurations) await call("infra_security_scan", { path: `corpus/${name}`, severity: "low", format: "json" });
+});
 const toolScanFirst = await scanCorpus();
 const toolScanTimes: number[] = [];
 for (let i = 0; i < 10; i++) toolScanTimes.push(await scanCorpus());
 
+const ids = rules.map((r) => r.id);
+async function ourVerdicts() {
+  const verdicts = new Map<string, string>();
+  for (const name of configurations)
+    for (const { resource, rule, result, skipped } of evaluateRules(await loadConfiguration(join(corpus, name))))
+      if (result !== "unknown") verdicts.set(`${name} ${resource.instance.replace(/(^|\.)data\./, "$1")} ${rule.id}`, skipped?.startsWith("checkov:") && result === "failed" ? "skipped" : result);
+  return verdicts;
+}
+// The scanner as a fresh process too: Bun's start, the parser's wasm, the scan of every configuration.
+const coldScript = join(dir, "scan.ts");
+writeFileSync(
+  coldScript,
+  `import { loadConfiguration } from ${JSON.stringify(join(root, "src/infra/configuration.ts"))};\n` +
+    `import { evaluateRules } from ${JSON.stringify(join(root, "src/infra/scanner.ts"))};\n` +
+    `let n = 0;\nfor (const name of ${JSON.stringify(configurations)}) n += evaluateRules(await loadConfiguration(${JSON.stringify(corpus)} + "/" + name)).length;\nconsole.log(n);\n`,
+);
+const processTime = (command: string[]) => timed(() => Bun.spawn(command, { stdout: "ignore", stderr: "ignore" }).exited);
+const checkovArgs = [checkov, "-d", corpus, "--framework", "terraform", "-o", "json", "--compact", "--skip-download", "--download-external-modules", "false", "--check", ids.join(",")];
+const [checkovTimes = [], coldTimes = []] = await inTurns(3, [() => processTime(checkovArgs), () => processTime(["bun", coldScript])]);
+const warmTimes: number[] = [];
+for (let i = 0; i < 10; i++) warmTimes.push(await timed(ourVerdicts));
+const theirs = await checkovVerdicts(checkov, corpus, ids);
+const ours = await ourVerdicts();
+const differing = [...theirs].filter(([key, verdict]) => ours.get(key) !== verdict).length;
+
+// --- 2. infra_analyze of 1,000 files ---
+const analyzeFirst = await timed(() => call("infra_analyze", { path: "big" }));
+const analyzeTimes: number[] = [];
+for (let i = 0; i < 5; i++) analyzeTimes.push(await timed(() => call("infra_analyze", { path: "big" })));
+const analyzeWorst = Math.max(analyzeFirst, median(analyzeTimes));
+
+// --- 3. plan through the infra tool against tofu directly ---
 await infra.run({ path: "plan", action: "init" } as never);
 const planFile = join(dir, "direct.tfplan");
-const direct = async () => {
-  const started = performance.now();
-  const child = Bun.spawn([tofu, "plan", "-input=false", "-no-color", "-json", `-out=${planFile}`], { cwd: planDir, env: automationEnv(), stdout: "pipe", stderr: "pipe" });
-  await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
-  return performance.now() - started;
-};
+const direct = () =>
+  timed(async () => {
+    const child = Bun.spawn([tofu, "plan", "-input=false", "-no-color", "-json", `-out=${planFile}`], { cwd: planDir, env: automationEnv(), stdout: "pipe", stderr: "pipe" });
+    await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  });
+const outside: number[] = [];
 const viaTool = async () => {
   const started = performance.now();
-  await infra.run({ path: "plan", action: "plan" } as never);
-  return performance.now() - started;
+  const result = await infra.run({ path: "plan", action: "plan" } as never);
+  const total = performance.now() - started;
+  outside.push(total - (result.duration_ms as number));
+  return total;
 };
 await direct();
 await viaTool();
-const [directTimes = [], toolTimes = []] = await inTurns(31, [direct, viaTool]);
-// Each round ran both, one after the other: its ratio cancels the machine's drift between rounds.
-const overhead = median(toolTimes.map((t, i) => t / directTimes[i]!)) - 1;
+outside.length = 0;
+const [directTimes = [], toolTimes = []] = await inTurns(41, [direct, viaTool]);
+const overhead = median(toolTimes) / median(directTimes) - 1;
 await runtime.close();
 rmSync(dir, { recursive: true, force: true });
 
 // --- the table ---
-const scanRatio = median(checkovTimes) / median(coldTimes);
+const toolRatio = median(checkovTimes) / toolScanFirst;
 printTable([
   ["measure", "ours", "reference", "ratio", "goal", "met"],
   [
-    `infra_security_scan on the running server, ${configurations.length} configurations (first / warm median)`,
+    `infra_security_scan, ${configurations.length} configurations, ${rules.length} rules (first on a new server / warm)`,
     `${ms(toolScanFirst)} / ${ms(median(toolScanTimes))}`,
     `Checkov ${ms(median(checkovTimes))}`,
-    `${(median(checkovTimes) / toolScanFirst).toFixed(0)}x faster`,
+    `${toolRatio.toFixed(0)}x faster`,
     ">= 20x, same verdicts",
-    median(checkovTimes) / toolScanFirst >= 20 && differing === 0 ? "yes" : "no",
+    toolRatio >= 20 && differing === 0 ? "yes" : "no",
   ],
-  [
-    `scanner as a fresh process (Bun start, parser load, ${rules.length} rules), like Checkov's CLI`,
-    ms(median(coldTimes)),
-    `Checkov ${ms(median(checkovTimes))}`,
-    `${scanRatio.toFixed(1)}x faster`,
-    "",
-    "",
-  ],
-  ["scanner in process, warm (no MCP)", ms(median(warmTimes)), `Checkov ${ms(median(checkovTimes))}`, `${(median(checkovTimes) / median(warmTimes)).toFixed(0)}x faster`, "", ""],
+  ["scanner as a fresh process (Bun start, parser load), like Checkov's CLI", ms(median(coldTimes)), `Checkov ${ms(median(checkovTimes))}`, `${(median(checkovTimes) / median(coldTimes)).toFixed(1)}x faster`, "", ""],
+  ["scanner in process, warm", ms(median(warmTimes)), `Checkov ${ms(median(checkovTimes))}`, `${(median(checkovTimes) / median(warmTimes)).toFixed(0)}x faster`, "", ""],
   ["verdicts differing from Checkov's", String(differing), `${theirs.size} verdicts`, "", "0", differing === 0 ? "yes" : "no"],
-  [`infra_analyze, ${fileCount} files (first call / warm median)`, `${ms(analyzeFirst)} / ${ms(median(analyzeTimes))}`, "2000 ms", `${(Math.max(analyzeFirst, median(analyzeTimes)) / 2000).toFixed(2)} of budget`, "< 2 s", Math.max(analyzeFirst, median(analyzeTimes)) < 2000 ? "yes" : "no"],
-  ["infra plan vs tofu plan, 200 resources (medians; overhead: median of paired rounds)", ms(median(toolTimes)), `tofu ${ms(median(directTimes))}`, `${(overhead * 100).toFixed(1)}% overhead`, "< 5%", overhead < 0.05 ? "yes" : "no"],
+  [`infra_analyze, ${fileCount} files (first / warm median)`, `${ms(analyzeFirst)} / ${ms(median(analyzeTimes))}`, "2000 ms", `${(analyzeWorst / 2000).toFixed(2)} of budget`, "< 2 s", analyzeWorst < 2000 ? "yes" : "no"],
+  ["infra plan vs tofu plan, 200 resources, 41 rounds in turns (medians)", ms(median(toolTimes)), `tofu ${ms(median(directTimes))}`, `${(overhead * 100).toFixed(1)}% overhead`, "< 5%", overhead < 0.05 ? "yes" : "no"],
+  ["  of which outside the tofu process (median)", ms(median(outside)), "", `${((median(outside) / median(directTimes)) * 100).toFixed(1)}% of a plan`, "", ""],
 ]);

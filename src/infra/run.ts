@@ -49,22 +49,24 @@ export async function runProgram({ command, cwd, env, logFile, timeoutMs, graceM
   signal?.addEventListener("abort", onAbort, { once: true });
   const deadline = setTimeout(() => stop("timed out"), timeoutMs);
 
+  // Bytes go to the log as they come; text is decoded once at the end, and line by line only for a listener.
   const collect = async (stream: ReadableStream<Uint8Array<ArrayBuffer>>, name: "stdout" | "stderr") => {
-    let text = "";
+    const chunks: Uint8Array[] = [];
+    const decoder = onLine && new TextDecoder();
     let pending = "";
-    for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
-      text += chunk;
+    for await (const chunk of stream) {
+      chunks.push(chunk);
       log.write(chunk);
-      if (!onLine) continue;
-      pending += chunk;
+      if (!decoder) continue;
+      pending += decoder.decode(chunk, { stream: true });
       let newline: number;
       while ((newline = pending.indexOf("\n")) >= 0) {
-        onLine(pending.slice(0, newline), name);
+        onLine!(pending.slice(0, newline), name);
         pending = pending.slice(newline + 1);
       }
     }
     if (onLine && pending) onLine(pending, name);
-    return text;
+    return Buffer.concat(chunks).toString("utf8");
   };
   try {
     const [stdout, stderr, exitCode] = await Promise.all([collect(child.stdout, "stdout"), collect(child.stderr, "stderr"), child.exited]);
