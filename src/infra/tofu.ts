@@ -42,7 +42,8 @@ export function invocation(action: Action, options: InvocationOptions): Invocati
         okExitCodes: [0, 3],
         takesVars: false,
         parse: (out) => {
-          const files = out.split("\n").filter((line) => /\.(tf|tfvars|tofu|tftest\.hcl)$/.test(line.trim()));
+          // Listed file names stand alone on their lines; the diff's own lines start with ---, +++, @@, a sign or a space.
+          const files = out.split("\n").filter((line) => /^[^-+@\s].*\.(tf|tfvars|tofu|tftest\.hcl)$/.test(line));
           return { written: options.write === true, files: files.map((f) => f.trim()), formatted: files.length === 0, ...(options.write ? {} : { diff: out }) };
         },
       };

@@ -63,6 +63,17 @@ test("graph and providers answer parsed results", async () => {
   expect(providers.result.tree).toContain("module.counter");
 });
 
+test("fmt lists the files that differ with their diff, and rewrites them only when asked", async () => {
+  h.write({ "ugly/main.tf": 'resource "terraform_data" "u" {\ninput="x"\n}\n' });
+  const check = await h.ok<Run>("infra", { path: "ugly", action: "fmt" });
+  expect(check.result).toMatchObject({ written: false, formatted: false, files: ["main.tf"] });
+  expect(check.result.diff).toContain('+  input = "x"');
+  expect(readFileSync(join(h.root, "ugly/main.tf"), "utf8")).toContain('input="x"');
+  await h.ok("infra", { path: "ugly", action: "fmt", write: true });
+  expect(readFileSync(join(h.root, "ugly/main.tf"), "utf8")).toBe('resource "terraform_data" "u" {\n  input = "x"\n}\n');
+  expect((await h.ok<Run>("infra", { path: "ugly", action: "fmt" })).result).toMatchObject({ formatted: true, files: [] });
+});
+
 test("a failing plan answers its exit code, the tail of stderr and the log", async () => {
   h.write({ "broken/main.tf": 'resource "terraform_data" "x" {\n  input = var.missing\n}\n' });
   await h.ok("infra", { path: "broken", action: "init" });
