@@ -108,9 +108,12 @@ function collect(node: Node, comments: Comment[], errors: SyntaxIssue[]): void {
     comments.push({ line: lineOf(node), text: node.text });
     return;
   }
-  if (node.isError || node.isMissing) {
-    const what = node.isMissing ? `missing ${node.type}` : `unexpected ${JSON.stringify(node.text.slice(0, 40))}`;
-    errors.push({ line: lineOf(node), column: node.startPosition.column + 1, message: what });
+  if (node.isMissing) {
+    // Found where the parser gave up (often the end of the file); the unfinished construct starts at its parent.
+    const at = node.parent ?? node;
+    errors.push({ line: lineOf(at), column: at.startPosition.column + 1, message: `${at.type.replace(/_/g, " ")} is not closed (missing ${node.type.replace(/_/g, " ")})` });
+  } else if (node.isError) {
+    errors.push({ line: lineOf(node), column: node.startPosition.column + 1, message: `unexpected ${JSON.stringify(node.text.slice(0, 40))}` });
   }
   if (!holdsComments.has(node.type) && !node.hasError) return;
   for (const child of node.children) if (child) collect(child, comments, errors);
@@ -244,32 +247,58 @@ function readSteps(node: Node): Step[] {
 
 function readTemplate(node: Node): Expr {
   const line = lineOf(node);
+  if (node.type === "heredoc_template") return { kind: "template", parts: heredocParts(node), line, text: node.text };
   const parts: (string | Expr)[] = [];
-  const strip = node.type === "heredoc_template" && node.namedChildren.some((c) => c?.type === "heredoc_start" && c.text.startsWith("<<-"));
   for (const child of node.namedChildren) {
     if (!child) continue;
-    if (child.type === "template_literal") parts.push(node.type === "quoted_template" ? unescape(child.text) : child.text);
+    if (child.type === "template_literal") parts.push(unescape(child.text));
     else if (child.type === "template_interpolation") {
       const inner = child.namedChildren.find((c) => c?.type === "expression");
       if (inner) parts.push(readExpr(inner));
     } else if (child.type === "template_directive") parts.push({ kind: "opaque", line: lineOf(child), text: child.text });
   }
-  if (node.type === "heredoc_template") {
-    // The literal runs from the line after the opening marker to the line before the closing one.
-    if (typeof parts[0] === "string") parts[0] = parts[0].replace(/^\r?\n/, "");
-    if (strip) dedent(parts);
-  }
   return { kind: "template", parts, line, text: node.text };
 }
 
-/** `<<-` heredocs: the smallest indentation of the literal lines is removed from each. */
+/**
+ * A heredoc's parts, read from its source: the text runs from the line after the opening marker to the start of
+ * the closing marker's line (its last newline included), with interpolations in between. The grammar's literal
+ * nodes leave out leading whitespace, which a heredoc keeps; `<<-` then removes the common indentation.
+ */
+function heredocParts(node: Node): (string | Expr)[] {
+  const whole = node.text;
+  const base = node.startIndex;
+  const markers = node.namedChildren.filter((c): c is Node => c?.type === "heredoc_identifier");
+  const start = whole.indexOf("\n", (markers[0]?.endIndex ?? base) - base) + 1;
+  const closing = markers.length > 1 ? markers.at(-1)!.startIndex - base : whole.length;
+  const end = whole.lastIndexOf("\n", closing - 1) + 1;
+  const parts: (string | Expr)[] = [];
+  let at = start;
+  for (const child of node.namedChildren) {
+    if (!child || (child.type !== "template_interpolation" && child.type !== "template_directive")) continue;
+    const from = child.startIndex - base;
+    if (from < start || from >= end) continue;
+    if (from > at) parts.push(whole.slice(at, from));
+    const inner = child.namedChildren.find((c) => c?.type === "expression");
+    parts.push(child.type === "template_interpolation" && inner ? readExpr(inner) : { kind: "opaque", line: lineOf(child), text: child.text });
+    at = child.endIndex - base;
+  }
+  if (end > at) parts.push(whole.slice(at, end));
+  if (node.namedChildren.some((c) => c?.type === "heredoc_start" && c.text.startsWith("<<-"))) dedent(parts);
+  return parts;
+}
+
+/** `<<-` heredocs: the smallest indentation of the non-blank lines is removed from each line. */
 function dedent(parts: (string | Expr)[]): void {
   const literal = parts.filter((p): p is string => typeof p === "string").join("");
   const indents = literal.split("\n").filter((l) => l.trim()).map((l) => /^[ \t]*/.exec(l)![0].length);
   const width = indents.length ? Math.min(...indents) : 0;
   if (!width) return;
-  const pattern = new RegExp(`(^|\\n)[ \\t]{0,${width}}`, "g");
-  for (let i = 0; i < parts.length; i++) if (typeof parts[i] === "string") parts[i] = (parts[i] as string).replace(pattern, "$1");
+  // A part after an interpolation starts mid-line: only its later lines are indented.
+  const lineStart = new RegExp(`(^|\\n)[ \\t]{0,${width}}`, "g");
+  const laterLine = new RegExp(`(\\n)[ \\t]{0,${width}}`, "g");
+  for (let i = 0; i < parts.length; i++)
+    if (typeof parts[i] === "string") parts[i] = (parts[i] as string).replace(i === 0 ? lineStart : laterLine, "$1");
 }
 
 function readFor(node: Node, line: number, text: string): Expr {
