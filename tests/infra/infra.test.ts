@@ -22,6 +22,19 @@ test("version runs the tofu the install script built, and says so", async () => 
   expect(version.binary).toMatchObject({ name: "tofu", version: expect.stringMatching(/^1\.12\./) });
 });
 
+test("infra_version reads the providers a lock file selects; the list tells backends and initialisation apart", async () => {
+  h.write({
+    "locked/main.tf": 'terraform {\n  backend "s3" {\n    bucket = "state"\n    key    = "app.tfstate"\n  }\n}\n',
+    "locked/.terraform.lock.hcl":
+      'provider "registry.opentofu.org/hashicorp/aws" {\n  version     = "5.31.0"\n  constraints = "~> 5.0"\n  hashes = [\n    "h1:abc=",\n  ]\n}\n',
+  });
+  const version = await h.ok<{ providers: unknown[] }>("infra_version", { path: "locked" });
+  expect(version.providers).toEqual([{ source: "registry.opentofu.org/hashicorp/aws", version: "5.31.0", constraints: "~> 5.0" }]);
+  const { workspaces } = await h.ok<{ workspaces: { path: string; initialised: boolean; backend: string }[] }>("infra_workspace_list");
+  expect(workspaces.find((w) => w.path === "locked")).toMatchObject({ initialised: true, backend: "s3" });
+  expect(workspaces.find((w) => w.path === "basic")).toMatchObject({ backend: "local" });
+});
+
 test("a workspace must be initialised before it is planned", async () => {
   h.fixture("basic", "fresh");
   expect(await h.fails("infra", { path: "fresh", action: "plan" })).toContain("[NOT_INITIALISED] workspace fresh is not initialised");
