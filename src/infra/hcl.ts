@@ -87,9 +87,10 @@ export function parseWith(parser: Parser, path: string, source: string): HclFile
   if (!tree) return { path, body: emptyBody(), comments: [], errors: [{ line: 1, column: 1, message: "the file could not be parsed" }] };
   try {
     const root = tree.rootNode;
-    const comments: Comment[] = [];
+    // One call for every comment; the walk for errors only when there are some.
+    const comments = root.descendantsOfType("comment").flatMap((node) => (node ? [{ line: lineOf(node), text: node.text }] : []));
     const errors: SyntaxIssue[] = [];
-    collect(root, comments, errors);
+    if (root.hasError) collectErrors(root, errors);
     const body = root.namedChildren.find((child) => child?.type === "body");
     return { path, body: body ? readBody(body) : emptyBody(), comments, errors };
   } finally {
@@ -100,14 +101,7 @@ export function parseWith(parser: Parser, path: string, source: string): HclFile
 const emptyBody = (): Body => ({ attributes: new Map(), blocks: [] });
 const lineOf = (node: Node) => node.startPosition.row + 1;
 
-// Where comments may sit that matter here (skip directives): between attributes and blocks, inside collections.
-const holdsComments = new Set(["config_file", "body", "block", "expression", "collection_value", "object", "tuple", "object_elem"]);
-
-function collect(node: Node, comments: Comment[], errors: SyntaxIssue[]): void {
-  if (node.type === "comment") {
-    comments.push({ line: lineOf(node), text: node.text });
-    return;
-  }
+function collectErrors(node: Node, errors: SyntaxIssue[]): void {
   if (node.isMissing) {
     // Found where the parser gave up (often the end of the file); the unfinished construct starts at its parent.
     const at = node.parent ?? node;
@@ -115,8 +109,8 @@ function collect(node: Node, comments: Comment[], errors: SyntaxIssue[]): void {
   } else if (node.isError) {
     errors.push({ line: lineOf(node), column: node.startPosition.column + 1, message: `unexpected ${JSON.stringify(node.text.slice(0, 40))}` });
   }
-  if (!holdsComments.has(node.type) && !node.hasError) return;
-  for (const child of node.children) if (child) collect(child, comments, errors);
+  if (!node.hasError) return;
+  for (const child of node.children) if (child) collectErrors(child, errors);
 }
 
 function readBody(node: Node): Body {
