@@ -4,6 +4,7 @@ import { authzCapability } from "./authz/capability.ts";
 import type { CapabilityFactory } from "./capability.ts";
 import { catalogCapability } from "./catalog/capability.ts";
 import { chatCapability } from "./chat/capability.ts";
+import { infraCapability } from "./infra/capability.ts";
 import { platformCapability } from "./platform/tools.ts";
 import { vaultCapability } from "./vault/capability.ts";
 
@@ -14,4 +15,5 @@ export const capabilities: CapabilityFactory[] = [
   vaultCapability,
   catalogCapability,
   chatCapability,
+  infraCapability,
 ];

@@ -171,6 +171,29 @@ export const ConfigSchema = Type.Object(
       /** Let MCP calls without a verified caller use every service: set only for a local stdio server. */
       trust_local_mcp: Type.Boolean({ default: false }),
     }),
+    infra: Section({
+      /** The folder every workspace path is resolved in; empty: /mnt/workspace when it exists, else <data_dir>/workspace. */
+      workspace_root: Type.String({ default: "" }),
+      /** The tofu or terraform executable; empty: tofu (PATH, then the tools cache), else terraform on PATH. */
+      binary: Type.String({ default: "" }),
+      /** The terraform-ls executable; empty: PATH, then the tools cache. */
+      language_server: Type.String({ default: "" }),
+      /** Offer apply and destroy, of a plan this server saved and only with its hash. */
+      allow_apply: Type.Boolean({ default: false }),
+      run_timeout_seconds: Type.Integer({ minimum: 1, maximum: 86_400, default: 1800 }),
+      /** After a cancellation's SIGINT, how long a run may finish before it is killed. */
+      cancel_grace_ms: Type.Integer({ minimum: 0, maximum: 600_000, default: 10_000 }),
+      /** A run's output in a result is cut to its last this many bytes; the full log stays on disk. */
+      max_output_bytes: Type.Integer({ minimum: 1024, maximum: 16 * 1024 ** 2, default: 32 * 1024 }),
+      lsp_timeout_ms: Type.Integer({ minimum: 100, maximum: 600_000, default: 30_000 }),
+    }),
+    vcs: Section({
+      /** The repository host's REST API: GitHub, GitHub Enterprise (https://host/api/v3) or Gitea (https://host/api/v1). */
+      api_base: Type.String({ pattern: "^https?://[^\\s]+$", default: "https://api.github.com" }),
+      /** The vault service whose `token` authenticates; VCS_TOKEN is read when the vault has none. */
+      vault_service: Type.String({ minLength: 1, default: "github" }),
+      clone_timeout_seconds: Type.Integer({ minimum: 1, maximum: 86_400, default: 600 }),
+    }),
   },
   { additionalProperties: false },
 );

@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { repoRoot, serve } from "./support/cli.ts";
 import { startDiscord } from "./support/discord/server.ts";
 import { tempDir } from "./support/temp.ts";
+import { requireTool } from "./support/tools.ts";
 
 // The executable runs from an empty folder: no node_modules beside or above it, no source tree.
 const dir = tempDir();
@@ -66,5 +68,37 @@ test("the compiled executable serves the chat MCP server over stdio from an empt
   } finally {
     await client.close();
     await discord.stop();
+  }
+});
+
+test("the compiled executable runs the infra MCP server over stdio: its parser, tofu and terraform-ls", async () => {
+  const root = join(dir.path, "infra-workspace");
+  mkdirSync(join(root, "app"), { recursive: true });
+  writeFileSync(join(root, "app/main.tf"), 'resource "aws_db_instance" "db" {\n  publicly_accessible = true\n}\n');
+  const client = new Client({ name: "test", version: "1.0.0" });
+  await client.connect(
+    new StdioClientTransport({
+      command: executable,
+      args: ["mcp", "infra", "--data-dir", join(dir.path, "infra-data")],
+      cwd: dir.path,
+      stderr: "pipe",
+      env: {
+        ...(process.env as Record<string, string>),
+        PLATFORM_INFRA__WORKSPACE_ROOT: root,
+        PLATFORM_INFRA__BINARY: requireTool("tofu"),
+        PLATFORM_INFRA__LANGUAGE_SERVER: requireTool("terraform-ls"),
+      },
+    }),
+  );
+  try {
+    expect((await client.listTools()).tools).toHaveLength(21);
+    const scan = await client.callTool({ name: "infra_security_scan", arguments: { path: "app", severity: "critical" } });
+    expect(scan.structuredContent).toMatchObject({ findings: [{ rule_id: "CKV_AWS_17", resource: "aws_db_instance.db", line: 2 }] });
+    const version = await client.callTool({ name: "infra", arguments: { path: "app", action: "version" } });
+    expect(version.structuredContent).toMatchObject({ binary: { name: "tofu" }, result: { terraform_version: expect.stringMatching(/^1\.12\./) } });
+    const hover = await client.callTool({ name: "iac_hover", arguments: { path: "app/main.tf", line: 0, character: 12 } });
+    expect(hover.structuredContent).toMatchObject({ hover: { contents: expect.stringContaining("aws_db_instance") } });
+  } finally {
+    await client.close();
   }
 });

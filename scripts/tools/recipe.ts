@@ -28,6 +28,14 @@ export async function run(cmd: string[], options: { cwd?: string; env?: Record<s
 
 let aptUpdated = false;
 
+/** Runs a command to completion and returns its stdout; its stderr streams through; throws with its exit code. */
+async function output(cmd: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<string> {
+  const child = Bun.spawn(cmd, { cwd: options.cwd, env: { ...process.env, ...options.env }, stdout: "pipe", stderr: "inherit", stdin: "ignore" });
+  const [code, text] = await Promise.all([child.exited, new Response(child.stdout).text()]);
+  if (code !== 0) throw new Error(`${cmd.join(" ")} exited with ${code}`);
+  return text;
+}
+
 /** Debian packages, installed with apt-get when any of `binaries` is missing (root, as CI machines are). */
 export const debian = (name: string, packages: string[], binaries: Record<string, string>, purpose: string): Recipe => ({
   name,
@@ -53,6 +61,77 @@ export const goInstall = (name: string, module: string, version: string, purpose
   async install(dir) {
     await run(["go", "install", `${module}@${version}`], { env: { GOBIN: join(dir, "bin"), CGO_ENABLED: "0" } });
     return { [name]: join(dir, "bin", name) };
+  },
+});
+
+/**
+ * A Go command from a module whose go.mod has `replace` lines, which `go install module@version` refuses (OpenTofu):
+ * a throwaway module requires it at the release, repeats that release's `replace` lines, and builds the command.
+ */
+export const goBuild = (
+  name: string,
+  { module, version, command }: { module: string; version: string; command: string },
+  purpose: string,
+): Recipe => ({
+  name,
+  version,
+  purpose,
+  async install(dir) {
+    const build = join(dir, "build");
+    mkdirSync(build);
+    const env = { CGO_ENABLED: "0", GOFLAGS: "-mod=mod" };
+    await run(["go", "mod", "init", `local/build-${name}`], { cwd: build, env });
+    const downloaded = JSON.parse(await output(["go", "mod", "download", "-json", `${module}@${version}`], { cwd: build, env }));
+    for (const [from, to] of replaceLines(await Bun.file(downloaded.GoMod).text()))
+      await run(["go", "mod", "edit", `-replace=${from}=${to}`], { cwd: build, env });
+    await run(["go", "get", `${command}@${version}`], { cwd: build, env });
+    await run(["go", "build", "-trimpath", "-o", join(dir, "bin", name), command], { cwd: build, env });
+    rmSync(build, { recursive: true, force: true });
+    return { [name]: join(dir, "bin", name) };
+  },
+});
+
+/** The `replace` directives of a go.mod, single or in a block, as `path[@version]` pairs for `go mod edit`. */
+export function replaceLines(goMod: string): [string, string][] {
+  const directives = [...goMod.matchAll(/^replace\s+\(([^)]*)\)/gm)].flatMap((block) => block[1]!.split("\n"));
+  directives.push(...[...goMod.matchAll(/^replace\s+([^(\s].*)$/gm)].map((line) => line[1]!));
+  return directives
+    .map((line) => line.replace(/\/\/.*$/, "").trim())
+    .filter(Boolean)
+    .map((line) => {
+      const [left, right] = line.split("=>").map((side) => side.trim().split(/\s+/));
+      const at = (parts: string[]) => (parts[1] ? `${parts[0]}@${parts[1]}` : parts[0]!);
+      return [at(left!), at(right!)];
+    });
+}
+
+/**
+ * A Python package's console scripts, in a virtual environment of its own: `pip install package==version`. A venv's
+ * scripts name its python by absolute path, which the move out of the scratch folder breaks, so each script gets
+ * a launcher that runs it with the venv's python wherever the venv now lives.
+ */
+export const pythonVenv = (name: string, pkg: string, version: string, scripts: string[], purpose: string): Recipe => ({
+  name,
+  version,
+  purpose,
+  async install(dir) {
+    const python = Bun.which("python3") ?? Bun.which("python");
+    if (!python) throw new Error(`python3 is needed to install ${name}`);
+    const venv = join(dir, "venv");
+    await run([python, "-m", "venv", venv]);
+    await run([join(venv, "bin", "pip"), "install", "--quiet", "--disable-pip-version-check", `${pkg}==${version}`]);
+    mkdirSync(join(dir, "bin"));
+    return Object.fromEntries(
+      scripts.map((script) => {
+        const launcher = join(dir, "bin", script);
+        writeFileSync(
+          launcher,
+          `#!/bin/sh\nvenv="$(dirname "$(readlink -f "$0")")/../venv"\nexec "$venv/bin/python" "$venv/bin/${script}" "$@"\n`,
+          { mode: 0o755 },
+        );
+        return [script, launcher];
+      }),
+    );
   },
 });
 

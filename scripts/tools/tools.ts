@@ -1,5 +1,5 @@
 /** Every external tool the tests and benchmarks need, pinned. Adding one is one entry here. */
-import { debian, goInstall, npmPackages, type Recipe } from "./recipe.ts";
+import { debian, goBuild, goInstall, npmPackages, pythonVenv, type Recipe } from "./recipe.ts";
 
 const conformance = "0.1.16";
 const node22 = "22.23.3";
@@ -23,4 +23,11 @@ export const tools: Recipe[] = [
       ].join("\n"),
     },
   ),
+  goBuild(
+    "tofu",
+    { module: "github.com/opentofu/opentofu", version: "v1.12.6", command: "github.com/opentofu/opentofu/cmd/tofu" },
+    "OpenTofu, the binary the infra server runs",
+  ),
+  goInstall("terraform-ls", "github.com/hashicorp/terraform-ls", "v0.39.0", "the language server behind the infra server's LSP tools"),
+  pythonVenv("checkov", "checkov", "3.3.30", ["checkov"], "the scanner the infra security rules are checked against"),
 ];

@@ -221,13 +221,16 @@ const secretId = (service: string) => `service:${service}`;
 
 /**
  * The credential stored for `service`, read in-process by another capability that must hold it itself (the chat
- * bot's token, which its gateway session sends); undefined when there is no such service. Never reaches an agent
- * or a route. Throws the sealed error while the vault is sealed.
+ * bot's token, which its gateway session sends; the infra server's repository host token); undefined when the
+ * vault was never set up or has no such service. It opens the store on its own, so it works in a process that does
+ * not host the vault. Never reaches an agent or a route. Throws the sealed error while the vault is sealed.
  */
 export function storedCredential(db: Db, config: Config, service: string): Record<string, string> | undefined {
   const store = new SecretStore(db, new Keyring(keyDirOf(config)), { autoUnseal: config.vault.auto_unseal });
+  if (!store.status().initialized) return undefined;
   return store.get(secretId(service));
 }
+
 const mayUse = (caller: Caller, service: string) => caller.services.includes("*") || caller.services.includes(service);
 const unknownService = (name: string) => new VaultError("UNKNOWN_SERVICE", `No service named ${name.slice(0, 64)}; see the services tool`);
 

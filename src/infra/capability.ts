@@ -1,0 +1,39 @@
+/** The infrastructure-as-code server joins the runtime: the `infra` MCP server and its part of /health. */
+import type { Capability, CapabilityFactory, Runtime } from "../capability.ts";
+import { findBinary } from "./binary.ts";
+import { InfraService } from "./service.ts";
+import { infraFailure, infraTools } from "./tools.ts";
+import { tokenSource } from "./vcs-token.ts";
+
+/** The capability, with its service for in-process callers. */
+export type InfraCapability = Capability & { infra: InfraService };
+
+export const infraCapability = (({ config, log, database, mcp, health }) => {
+  const token = () => tokenSource(database.db, config);
+  const infra = new InfraService(config, log.child({ component: "infra" }), () => token().token);
+  mcp
+    .server("infra", {
+      title: "Infrastructure as code",
+      instructions:
+        "Plan, check and scan OpenTofu/Terraform configurations in the workspace root. Paths are relative to that root. " +
+        "Nothing changes infrastructure unless the server allows apply, and then only a plan saved here, with its hash.",
+      failure: infraFailure,
+    })
+    .tool(...infraTools({ infra, tokenSource: () => token().source }));
+  health.register("infra", () => {
+    const binary = findBinary(config.infra);
+    return {
+      status: binary ? "ok" : "degraded",
+      binary: binary?.name ?? null,
+      workspaceRoot: infra.paths.root,
+      languageServer: infra.lsp.state,
+      running: infra.workspaces.busy(),
+    };
+  });
+  return {
+    name: "infra",
+    infra,
+    stop: () => infra.stop(),
+  };
+}) satisfies CapabilityFactory as ((runtime: Runtime) => InfraCapability) & Pick<CapabilityFactory, "mcpServers">;
+infraCapability.mcpServers = ["infra"];

@@ -1,0 +1,19 @@
+/**
+ * The repository host token: the vault's credential for `vcs.vault_service` when the vault has one, else the
+ * VCS_TOKEN environment variable. It is handed to octokit and git in memory only, and never logged.
+ */
+import type { Config } from "../config.ts";
+import type { Db } from "../db/client.ts";
+import { storedCredential } from "../vault/service.ts";
+
+export function tokenSource(db: Db, config: Config, env: Record<string, string | undefined> = process.env): { source: "vault" | "VCS_TOKEN" | "none"; token?: string } {
+  let stored: Record<string, string> | undefined;
+  try {
+    stored = storedCredential(db, config, config.vcs.vault_service);
+  } catch {
+    stored = undefined; // a vault that cannot be opened here has no token for us
+  }
+  if (stored?.token) return { source: "vault", token: stored.token };
+  if (env.VCS_TOKEN) return { source: "VCS_TOKEN", token: env.VCS_TOKEN };
+  return { source: "none" };
+}
