@@ -211,7 +211,8 @@ export class VaultService {
   }
 }
 
-const secretId = (service: string) => `service:${service}`;
+/** Where a service's credential is kept in the secret store. */
+export const secretId = (service: string) => `service:${service}`;
 const mayUse = (caller: Caller, service: string) => caller.services.includes("*") || caller.services.includes(service);
 const unknownService = (name: string) => new VaultError("UNKNOWN_SERVICE", `No service named ${name.slice(0, 64)}; see the services tool`);
 

@@ -1,0 +1,84 @@
+/**
+ * The browser-testing server joins the runtime: session actors and their pool, the `browser` MCP server, its
+ * part of /health, its REST, SSE and WebSocket routes, and an optional extra listener for clients of the
+ * original server.
+ */
+import { join } from "node:path";
+import type { Capability, CapabilityFactory, Runtime } from "../capability.ts";
+import { keyDirOf } from "../vault/service.ts";
+import { Keyring } from "../vault/keys.ts";
+import { SecretStore } from "../vault/store.ts";
+import { findChromium, unavailable } from "./chromium.ts";
+import { LoginCredentials } from "./credentials.ts";
+import { BrowserPool } from "./pool.ts";
+import { BrowserService } from "./service.ts";
+import { NamedSessions } from "./storage.ts";
+import { browserFailure, interactionTools } from "./tools.ts";
+import { UrlPolicy } from "./url-policy.ts";
+import { installHint } from "./errors.ts";
+
+export type BrowserCapability = Capability & { browser: BrowserService };
+
+export const browserCapability = (({ config, log, database, actors, mcp, health }) => {
+  const settings = config.browser;
+  const chromium = findChromium(settings.executable);
+  const executable = () => {
+    if (!chromium.available) throw unavailable(chromium.reason);
+    return chromium.executable;
+  };
+  const policy = new UrlPolicy({ allowed: settings.allowed_hosts, denied: settings.denied_hosts });
+  let secrets: SecretStore | undefined;
+  // The vault's own encrypted store, opened when a named session or a vault password first needs it.
+  const secretStore = () => (secrets ??= new SecretStore(database.db, new Keyring(keyDirOf(config)), { autoUnseal: config.vault.auto_unseal }));
+  const named = new NamedSessions(database.db, secretStore);
+  const pool = new BrowserPool({
+    actors,
+    log: log.child({ component: "browser" }),
+    config: settings,
+    executable,
+    states: named,
+    settings: {
+      actionTimeoutMs: settings.action_timeout_ms,
+      navigationTimeoutMs: settings.navigation_timeout_ms,
+      hostRules: policy.rules,
+      crawlConcurrency: settings.crawl_concurrency,
+      slowPageMs: settings.slow_page_ms,
+    },
+  });
+  const browser = new BrowserService({
+    config: settings,
+    artifactsDir: settings.artifacts_dir || join(config.data_dir, "browser"),
+    pool,
+    policy,
+    named,
+    credentials: new LoginCredentials(database.db, secretStore, settings.login_services, log),
+    log,
+    executable,
+  });
+
+  mcp
+    .server("browser", {
+      title: "Browser testing",
+      instructions:
+        "A real Chromium to test web pages with. Navigate, take a snapshot (its refs identify elements for click, type_text, select_option, hover), " +
+        "and run exploratory, accessibility, responsive and security tests that report findings. Your MCP session has its own browser; pass `session` to share a named one.",
+      failure: browserFailure(log),
+    })
+    .tool(...interactionTools(browser))
+    .onSessionEnd((session) => void pool.close(`mcp:${session}`, undefined, "its MCP session ended"));
+
+  health.register("browser", () =>
+    chromium.available
+      ? { status: "ok", browser: "available", executable: chromium.executable, max_sessions: settings.max_sessions, sessions: pool.counts() }
+      : { status: "degraded", browser: "unavailable", reason: chromium.reason, install: installHint },
+  );
+
+  return {
+    name: "browser",
+    browser,
+    async stop() {
+      await pool.shutdown();
+    },
+  };
+}) satisfies CapabilityFactory as ((runtime: Runtime) => BrowserCapability) & Pick<CapabilityFactory, "mcpServers">;
+browserCapability.mcpServers = ["browser"];
