@@ -13,9 +13,16 @@ import { LoginCredentials } from "./credentials.ts";
 import { BrowserPool } from "./pool.ts";
 import { BrowserService } from "./service.ts";
 import { NamedSessions } from "./storage.ts";
-import { browserFailure, interactionTools } from "./tools.ts";
+import { Results } from "./results.ts";
+import { browserFailure, interactionTools, testTools } from "./tools.ts";
 import { UrlPolicy } from "./url-policy.ts";
-import { installHint } from "./errors.ts";
+import { BrowserServiceError, installHint } from "./errors.ts";
+import { browserHttp, browserPrefixes, errorBody } from "./http.ts";
+import type { Failure } from "../errors.ts";
+
+/** A failure the runtime classified on one of our paths (malformed JSON, validation, unknown route) in our terms. */
+const asBrowserError = ({ kind, message }: Failure) =>
+  new BrowserServiceError(kind === "NOT_FOUND" ? "NotFoundError" : kind === "PAYLOAD_TOO_LARGE" ? "ValidationError" : "ValidationError", message);
 
 export type BrowserCapability = Capability & { browser: BrowserService };
 
@@ -26,6 +33,7 @@ export const browserCapability = (({ config, log, database, actors, mcp, health 
     if (!chromium.available) throw unavailable(chromium.reason);
     return chromium.executable;
   };
+  const artifactsDir = settings.artifacts_dir || join(config.data_dir, "browser");
   const policy = new UrlPolicy({ allowed: settings.allowed_hosts, denied: settings.denied_hosts });
   let secrets: SecretStore | undefined;
   // The vault's own encrypted store, opened when a named session or a vault password first needs it.
@@ -47,11 +55,12 @@ export const browserCapability = (({ config, log, database, actors, mcp, health 
   });
   const browser = new BrowserService({
     config: settings,
-    artifactsDir: settings.artifacts_dir || join(config.data_dir, "browser"),
+    artifactsDir,
     pool,
     policy,
     named,
     credentials: new LoginCredentials(database.db, secretStore, settings.login_services, log),
+    results: new Results(database.db, join(artifactsDir, "results")),
     log,
     executable,
   });
@@ -64,7 +73,7 @@ export const browserCapability = (({ config, log, database, actors, mcp, health 
         "and run exploratory, accessibility, responsive and security tests that report findings. Your MCP session has its own browser; pass `session` to share a named one.",
       failure: browserFailure(log),
     })
-    .tool(...interactionTools(browser))
+    .tool(...testTools(browser), ...interactionTools(browser))
     .onSessionEnd((session) => void pool.close(`mcp:${session}`, undefined, "its MCP session ended"));
 
   health.register("browser", () =>
@@ -76,6 +85,8 @@ export const browserCapability = (({ config, log, database, actors, mcp, health 
   return {
     name: "browser",
     browser,
+    http: browserHttp(browser, log, settings.api_keys),
+    errors: { prefix: browserPrefixes, render: (failure) => errorBody(failure.kind === "INTERNAL" ? failure.error : asBrowserError(failure), log).body },
     async stop() {
       await pool.shutdown();
     },

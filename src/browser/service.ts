@@ -18,7 +18,13 @@ import type {
   NavigateInput,
   NetworkInput,
   PressKeyInput,
+  AccessibilityInput,
+  ExploratoryInput,
   ProgressUpdate,
+  ResponsiveInput,
+  SecurityInput,
+  TestKind,
+  TestResult,
   ScreenshotInput,
   SelectInput,
   TabsInput,
@@ -28,6 +34,9 @@ import type {
 } from "./model.ts";
 import type { BrowserPool } from "./pool.ts";
 import type { NamedSessions } from "./storage.ts";
+import { newResultId, type Results } from "./results.ts";
+import { render, type ReportFormat } from "./reports/render.ts";
+import type { RunOutcome } from "./runners/outcome.ts";
 import type { UrlPolicy } from "./url-policy.ts";
 
 /** Who is calling, and how to reach them while the call runs. */
@@ -53,6 +62,7 @@ export interface BrowserServiceOptions {
   policy: UrlPolicy;
   named: NamedSessions;
   credentials: LoginCredentials;
+  results: Results;
   log: Logger;
   /** The Chromium being driven, for connectivity reports. */
   executable(): string;
@@ -188,6 +198,57 @@ export class BrowserService {
     const path = join(dir, `${name}.zip`);
     await this.#run(context, input, "trace_stop", { path });
     return { status: "success" as const, tracing: false, file: `/traces/${name}`, bytes: Bun.file(path).size };
+  }
+
+  // --- tests ---
+
+  exploratory(input: ExploratoryInput, context: CallContext) {
+    return this.#test("exploratory", input, context);
+  }
+
+  accessibility(input: AccessibilityInput, context: CallContext) {
+    return this.#test("accessibility", input, context);
+  }
+
+  responsive(input: ResponsiveInput, context: CallContext) {
+    return this.#test("responsive", input, context);
+  }
+
+  security(input: SecurityInput, context: CallContext) {
+    return this.#test("security", input, context);
+  }
+
+  /** Runs a test in the caller's session (its cookies included) and stores the result. */
+  async #test<K extends Exclude<TestKind, "playbook">>(test: K, input: ArgsOf<K> & Session & { url: string }, context: CallContext): Promise<TestResult> {
+    this.options.policy.check(input.url);
+    const startedAt = new Date();
+    const outcome = (await this.#run(context, input, test, input, this.config.run_timeout_ms)) as RunOutcome;
+    return this.storeOutcome(test, startedAt, outcome);
+  }
+
+  storeOutcome(test: TestKind, startedAt: Date, outcome: RunOutcome): Promise<TestResult> {
+    return this.options.results.save(newResultId(), test, startedAt, outcome);
+  }
+
+  result(id: string): TestResult {
+    return this.options.results.get(id);
+  }
+
+  results() {
+    return this.options.results.list();
+  }
+
+  resultScreenshot(id: string, name: string) {
+    this.options.results.get(id);
+    return this.options.results.screenshot(id, name);
+  }
+
+  report(id: string, format: ReportFormat) {
+    const result = this.options.results.get(id);
+    return render(result, format, async (name) => {
+      const file = this.options.results.screenshot(id, name);
+      return (await file.exists()) ? file.bytes() : undefined;
+    });
   }
 
   // --- named sessions ---

@@ -71,6 +71,70 @@ function browserTool<I extends TObject, O extends TObject>(spec: {
   }) as unknown as Tool;
 }
 
+/** A test result in a few lines: verdict, counts, the most severe findings and where the reports are. */
+export function resultText(result: model.TestResult): string {
+  const counts = model.severities.map((s) => `${result.findings.filter((f) => f.severity === s).length} ${s}`).join(", ");
+  const top = [...result.findings]
+    .sort((a, b) => model.severities.indexOf(a.severity) - model.severities.indexOf(b.severity))
+    .slice(0, 8)
+    .map((f) => `- [${f.severity}] ${f.rule}: ${f.title}${f.selectors?.length ? ` (${f.selectors.slice(0, 2).join(", ")})` : ""}${f.viewport ? ` @${f.viewport}` : ""}`);
+  const steps = result.steps ? `\nSteps: ${result.steps.filter((s) => s.status === "passed").length}/${result.steps.length} passed` : "";
+  return [
+    `${result.test} test of ${result.url}: ${result.status} in ${(result.duration / 1000).toFixed(1)} s; ${result.findings.length} finding(s): ${counts}${steps}`,
+    ...top,
+    result.findings.length > top.length ? `...and ${result.findings.length - top.length} more in the report` : "",
+    `Reports: ${result.reports.html} (HTML), ${result.reports.json}, ${result.reports.junit}, ${result.reports.sarif}`,
+  ]
+    .filter(Boolean)
+    .join("\n");
+}
+
+export function testTools(browser: BrowserService): Tool[] {
+  const test = <I extends TObject>(name: string, title: string, description: string, input: I, run: (args: Static<I>, context: CallContext) => Promise<model.TestResult>) =>
+    browserTool({
+      name,
+      title,
+      description,
+      input,
+      output: model.TestResult,
+      readOnly: true,
+      async run(args, context) {
+        const result = await run(args, context);
+        return answer(resultText(result), result);
+      },
+    });
+  return [
+    test(
+      "run_exploratory_test",
+      "Explore a site for errors",
+      "Crawl same-origin pages from url (depth and page caps, several at once) and report console errors, uncaught exceptions, failed requests, broken links, form fields without labels, missing navigation and slow pages. Uses this session's cookies, so it can explore after fill_login_form.",
+      model.ExploratoryInput,
+      (args, context) => browser.exploratory(args, context),
+    ),
+    test(
+      "run_accessibility_test",
+      "Check accessibility (axe-core)",
+      "Run axe-core on url with the rules of a WCAG level (WCAG2.1-A, WCAG2.1-AA (default), WCAG2.1-AAA or WCAG2.2-AA). Each violation comes with its impact, WCAG criteria, selectors, HTML and how to fix it.",
+      model.AccessibilityInput,
+      (args, context) => browser.accessibility(args, context),
+    ),
+    test(
+      "run_responsive_test",
+      "Check layouts at several screen sizes",
+      "Open url at each viewport ({width, height, ...} or a device name such as \"iPhone 13\"; default mobile, tablet, desktop) and report sideways scrolling, elements past the edge, tap targets under 24x24 px, text under 12 px and a missing viewport meta tag, with a screenshot per viewport.",
+      model.ResponsiveInput,
+      (args, context) => browser.responsive(args, context),
+    ),
+    test(
+      "run_security_test",
+      "Check security headers and cookies (passive)",
+      "Open url once and check, without attacking anything: Content-Security-Policy, HSTS, X-Content-Type-Options, framing protection, Referrer-Policy, cookie flags, mixed content, password forms over http, CORS wildcards with credentials and version-disclosing headers.",
+      model.SecurityInput,
+      (args, context) => browser.security(args, context),
+    ),
+  ];
+}
+
 export function interactionTools(browser: BrowserService): Tool[] {
   return [
     browserTool({

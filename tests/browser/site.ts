@@ -90,6 +90,69 @@ export function routes(request: Request, origin: string): Response | Promise<Res
     case "/spin":
       // Defect: the page's script never yields, so its load never ends and nothing can be evaluated in it.
       return html(layout("Spinning", `<main><h1>Spinning</h1><script>for (;;) {}</script></main>`));
+    case "/a11y":
+      // Defects (WCAG 2.1 A): an image without alt text, a field without a label, a button without a name, no page
+      // language; (AA): grey text on white below 4.5:1 contrast.
+      return html(
+        `<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Inaccessible</title></head>
+         <body><main><h1>Inaccessible</h1><img src="/logo.png" width="40" height="40"><form><input type="text" name="q"><button type="submit"></button></form>
+         <p style="color:#aaa;background:#fff">Low contrast text</p></main></body></html>`,
+      );
+    case "/a11y-ok":
+      return html(layout("Accessible", `<main><h1>Accessible</h1><img src="/logo.png" alt="Company logo" width="40" height="40"><form><label for="q">Search</label><input id="q" name="q"><button type="submit">Search</button></form><p>Plain text.</p></main>`));
+    case "/logo.png":
+      return new Response(Uint8Array.from(atob("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII="), (c) => c.charCodeAt(0)), { headers: { "content-type": "image/png" } });
+    case "/crawl/":
+      return html(layout("Crawl home", `<header><nav aria-label="Main"><a href="/crawl/a">A</a> <a href="/crawl/b">B</a> <a href="/crawl/form">Form</a></nav></header><main><h1>Home</h1><a href="/crawl/errors">Errors</a> <a href="/crawl/missing">Missing</a> <a href="mailto:x@example.com">Mail</a></main>`));
+    case "/crawl/a":
+      return html(layout("A", `<main><h1>A</h1><a href="/crawl/deep">Deeper</a> <a href="/crawl/">Home</a></main>`));
+    case "/crawl/b":
+      return html(layout("B", `<main><h1>B</h1><a href="/crawl/a#top">A again</a></main>`));
+    case "/crawl/deep":
+      return html(layout("Deep", `<main><h1>Deep</h1><a href="/crawl/deeper">Deeper still</a></main>`));
+    case "/crawl/deeper":
+      return html(layout("Deeper", `<main><h1>Deeper</h1></main>`));
+    case "/crawl/form":
+      // Defect: the phone field has no label.
+      return html(layout("Form", `<main><h1>Contact</h1><form action="/crawl/form" method="post"><label for="email">Email</label><input id="email" name="email" type="email"><input name="phone" type="tel"><button>Send</button></form></main>`));
+    case "/crawl/errors":
+      // Defects: a console error, an uncaught exception and an image that answers 404.
+      return html(layout("Errors", `<main><h1>Errors</h1><img src="/crawl/nothing.png" alt="nothing"><script>console.error("crawl error"); setTimeout(() => { throw new TypeError("crawl exception") })</script></main>`));
+    case "/responsive":
+      // Defects: no viewport meta (so phones lay it out 980px wide); a 1100px wide banner; a 16x16 button; 10px text.
+      return html(
+        layout(
+          "Not responsive",
+          `<main><h1>Wide</h1><div id="banner" style="width:1100px;height:40px;background:#ccd">Banner</div>
+           <button id="tiny" style="width:16px;height:16px;padding:0;border:0" aria-label="Close">x</button><p id="fine" style="font-size:10px">Fine print</p></main>`,
+          "",
+        ),
+      );
+    case "/responsive-wide":
+      // Defect: with a viewport meta tag, a 1100px banner sticks out past a phone's screen.
+      return html(layout("Wide banner", `<main><h1>Wide</h1><div id="banner" style="width:1100px;height:40px">Banner</div></main>`));
+    case "/responsive-ok":
+      return html(layout("Responsive", `<main><h1>Fits</h1><p>Text that wraps.</p><button style="min-width:44px;min-height:44px">OK</button></main>`));
+    case "/secure-bad":
+      // Defects: no CSP, no nosniff, no framing protection, no Referrer-Policy, version-disclosing headers, CORS wildcard
+      // with credentials, a cookie without HttpOnly or SameSite, set over http, and a password form over http.
+      return html(layout("Weak", `<main><h1>Weak</h1><form method="post" action="/login"><label>Password <input type="password" name="p"></label><button>Go</button></form></main>`), {
+        headers: {
+          server: "nginx/1.18.0",
+          "x-powered-by": "Express",
+          "access-control-allow-origin": "*",
+          "access-control-allow-credentials": "true",
+          "set-cookie": "tracker=1; Path=/",
+        },
+      });
+    case "/secure-good":
+      return html(layout("Strong", `<main><h1>Strong</h1></main>`), {
+        headers: {
+          "content-security-policy": "default-src 'self'; frame-ancestors 'self'",
+          "x-content-type-options": "nosniff",
+          "referrer-policy": "strict-origin-when-cross-origin",
+        },
+      });
     case "/hang":
       return new Promise(() => {});
     default:

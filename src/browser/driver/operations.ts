@@ -5,6 +5,10 @@
 import type { StorageState } from "./protocol.ts";
 import * as interact from "./interact.ts";
 import { login } from "./login.ts";
+import { accessibility } from "../runners/accessibility.ts";
+import { exploratory } from "../runners/exploratory.ts";
+import { responsive } from "../runners/responsive.ts";
+import { security } from "../runners/security.ts";
 import type { DriverSession, RunContext } from "./session.ts";
 
 type Operation = (session: DriverSession, args: never, run: RunContext) => Promise<unknown>;
@@ -38,6 +42,10 @@ export const operations = {
   trace_stop: interact.traceStop,
   storage_state: interact.storageState,
   login,
+  exploratory,
+  accessibility,
+  responsive,
+  security,
 } satisfies Record<string, Operation>;
 
 export type Operations = typeof operations;

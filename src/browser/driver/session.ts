@@ -77,6 +77,14 @@ export class DriverSession {
     return context;
   }
 
+  /**
+   * A context for a test run, holding the session's cookies and local storage: a run's pages never become the
+   * session's tabs, and what they do stays out of the session.
+   */
+  async runContext(options: Parameters<Browser["newContext"]>[0] = {}): Promise<BrowserContext> {
+    return this.newContext({ ...options, storageState: (await this.context.storageState()) as never });
+  }
+
   get page(): Page {
     const page = this.#tabs[this.#current];
     if (!page) throw BrowserServiceError.notFound("The session has no open tab; open one with the tabs tool (action new)");
