@@ -39,4 +39,5 @@ export const actions: Record<string, Action> = {
   run_accessibility_test: action({ input: model.AccessibilityInput, long: true, run: (b, a, c) => b.accessibility(a, c) }),
   run_responsive_test: action({ input: model.ResponsiveInput, long: true, run: (b, a, c) => b.responsive(a, c) }),
   run_security_test: action({ input: model.SecurityInput, long: true, run: (b, a, c) => b.security(a, c) }),
+  run_playbook: action({ input: model.PlaybookInput, long: true, run: (b, a, c) => b.playbook(a, c) }),
 };

@@ -108,6 +108,11 @@ export function browserHttp(browser: BrowserService, log: Logger, apiKeys: strin
     .post("/test/accessibility", ({ body, request }) => streamed(request, (c) => browser.accessibility(body, c)), { body: model.AccessibilityInput, detail: { summary: "axe-core at a WCAG level; SSE progress then the TestResult" } })
     .post("/test/responsive", ({ body, request }) => streamed(request, (c) => browser.responsive(body, c)), { body: model.ResponsiveInput, detail: { summary: "Layout at several viewports; SSE progress then the TestResult" } })
     .post("/test/security", ({ body, request }) => streamed(request, (c) => browser.security(body, c)), { body: model.SecurityInput, detail: { summary: "Passive security checks; SSE progress then the TestResult" } })
+    .post("/playbook/execute", ({ body, request }) => (/text\/event-stream/.test(request.headers.get("accept") ?? "") ? streamed(request, (c) => browser.playbook(body, c)) : browser.playbook(body, context(request))), {
+      body: model.PlaybookInput,
+      detail: { summary: "Validate, then run a playbook; the TestResult with each step (SSE with Accept: text/event-stream)" },
+    })
+    .post("/playbook/validate", ({ body }) => browser.validatePlaybook(body.playbook), { body: model.PlaybookInput, detail: { summary: "Check a playbook without running it" } })
     .get("/results", () => ({ results: browser.results() }), { detail: { summary: "Stored test results, newest first" } })
     .get("/results/:id", ({ params }) => browser.result(params.id), { response: { 200: model.TestResult }, detail: { summary: "One stored test result" } })
     .get("/results/:id/:report", async ({ params }) => {

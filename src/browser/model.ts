@@ -141,6 +141,10 @@ export const TraceStartInput = withSession({
 export const TraceStopInput = withSession({
   name: Optional(Type.String({ pattern: "^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$", description: "file name for the trace (.zip added)" })),
 });
+export const PlaybookInput = withSession({
+  playbook: Type.Union([Type.String({ minLength: 1, maxLength: 1_000_000, description: "the playbook as JSON or YAML text" }), Type.Object({}, { additionalProperties: true, description: "the playbook as an object: { name?, base_url?, steps: [{ action, ... }] }" })]),
+});
+export type PlaybookInput = Static<typeof PlaybookInput>;
 export const StartLspInput = Type.Object({
   tcp: Optional(Type.Boolean({ default: false, description: "listen on TCP; otherwise say how to start it over stdio" })),
   port: Optional(Type.Integer({ minimum: 0, maximum: 65535, default: 2087, description: "TCP port (0 picks a free one)" })),

@@ -35,6 +35,7 @@ import type {
 import type { BrowserPool } from "./pool.ts";
 import type { NamedSessions } from "./storage.ts";
 import { newResultId, type Results } from "./results.ts";
+import { readPlaybook, validatePlaybook } from "./playbook/validate.ts";
 import { render, type ReportFormat } from "./reports/render.ts";
 import type { RunOutcome } from "./runners/outcome.ts";
 import type { UrlPolicy } from "./url-policy.ts";
@@ -224,6 +225,24 @@ export class BrowserService {
     const startedAt = new Date();
     const outcome = (await this.#run(context, input, test, input, this.config.run_timeout_ms)) as RunOutcome;
     return this.storeOutcome(test, startedAt, outcome);
+  }
+
+  validatePlaybook(source: unknown) {
+    const read = readPlaybook(source);
+    const problems = read.problems.length ? read.problems : validatePlaybook(read.value).problems;
+    return { valid: problems.length === 0, problems };
+  }
+
+  /** Checks the whole playbook first (every problem with its step), then runs it and stores the result. */
+  async playbook(input: Session & { playbook: unknown }, context: CallContext): Promise<TestResult> {
+    const read = readPlaybook(input.playbook);
+    const { playbook, problems } = read.problems.length ? { playbook: undefined, problems: read.problems } : validatePlaybook(read.value);
+    if (!playbook) throw BrowserServiceError.validation(`The playbook has ${problems.length} problem(s); nothing ran`, { problems });
+    for (const step of playbook.steps)
+      if (step.action === "navigate") this.options.policy.check(new URL(step.url as string, playbook.base_url).href);
+    const startedAt = new Date();
+    const outcome = await this.#run(context, input, "playbook", { playbook }, this.config.run_timeout_ms);
+    return this.storeOutcome("playbook", startedAt, outcome);
   }
 
   storeOutcome(test: TestKind, startedAt: Date, outcome: RunOutcome): Promise<TestResult> {

@@ -132,6 +132,14 @@ export function testTools(browser: BrowserService): Tool[] {
       model.SecurityInput,
       (args, context) => browser.security(args, context),
     ),
+    test(
+      "run_playbook",
+      "Run a playbook",
+      "Run a playbook (JSON or YAML, or an object): { name?, base_url?, steps: [{ action, ... }] } with actions navigate, click, fill, type, press, select, check, hover, wait, wait_for, screenshot, assert_text, assert_visible, assert_url, assert_title, accessibility. " +
+        "It is checked whole before it runs (every problem with its step); the result gives each step's status, time, error and a screenshot of a failure.",
+      model.PlaybookInput,
+      (args, context) => browser.playbook(args, context),
+    ),
   ];
 }
 

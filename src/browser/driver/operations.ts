@@ -9,6 +9,7 @@ import { accessibility } from "../runners/accessibility.ts";
 import { exploratory } from "../runners/exploratory.ts";
 import { responsive } from "../runners/responsive.ts";
 import { security } from "../runners/security.ts";
+import { playbook } from "../runners/playbook.ts";
 import type { DriverSession, RunContext } from "./session.ts";
 
 type Operation = (session: DriverSession, args: never, run: RunContext) => Promise<unknown>;
@@ -46,6 +47,7 @@ export const operations = {
   accessibility,
   responsive,
   security,
+  playbook,
 } satisfies Record<string, Operation>;
 
 export type Operations = typeof operations;

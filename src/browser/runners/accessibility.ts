@@ -59,7 +59,7 @@ export async function accessibility(session: DriverSession, { url, standard = "W
   }
 }
 
-function findingOf(violation: Result, url: string): Finding {
+export function findingOf(violation: Result, url: string): Finding {
   const nodes = violation.nodes;
   // axe lists the ways to fix an element one per line, after a "Fix any/all of the following:" heading.
   const summary = nodes[0]?.failureSummary
