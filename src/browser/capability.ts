@@ -4,6 +4,7 @@
  * original server.
  */
 import { join } from "node:path";
+import { Elysia } from "elysia";
 import type { Capability, CapabilityFactory, Runtime } from "../capability.ts";
 import { keyDirOf } from "../vault/service.ts";
 import { Keyring } from "../vault/keys.ts";
@@ -24,9 +25,10 @@ import type { Failure } from "../errors.ts";
 const asBrowserError = ({ kind, message }: Failure) =>
   new BrowserServiceError(kind === "NOT_FOUND" ? "NotFoundError" : kind === "PAYLOAD_TOO_LARGE" ? "ValidationError" : "ValidationError", message);
 
-export type BrowserCapability = Capability & { browser: BrowserService };
+export type BrowserCapability = Capability & { browser: BrowserService; extraListener(): string | undefined };
 
 export const browserCapability = (({ config, log, database, actors, mcp, health }) => {
+  let extra: Elysia | undefined;
   const settings = config.browser;
   const chromium = findChromium(settings.executable);
   const executable = () => {
@@ -87,7 +89,30 @@ export const browserCapability = (({ config, log, database, actors, mcp, health 
     browser,
     http: browserHttp(browser, log, settings.api_keys),
     errors: { prefix: browserPrefixes, render: (failure) => errorBody(failure.kind === "INTERNAL" ? failure.error : asBrowserError(failure), log).body },
+    extraListener: () => extra?.server && `http://${extra.server.hostname}:${extra.server.port}`,
+    /** The extra listener for clients of the original server: the browser's routes and /health, nothing else. */
+    start() {
+      if (!settings.listen) return;
+      const at = settings.listen.lastIndexOf(":");
+      const hostname = settings.listen.slice(0, at).replace(/^\[|\]$/g, "") || "0.0.0.0";
+      const port = Number(settings.listen.slice(at + 1));
+      const app = new Elysia()
+        .onError(({ code, error, request }) => {
+          const failure = code === "NOT_FOUND" ? BrowserServiceError.notFound(`No route for ${request.method} ${new URL(request.url).pathname}`) : error;
+          const { status, body } = errorBody(failure, log);
+          return Response.json(body, { status });
+        })
+        .get("/health", () => new Response(health.json().json, { headers: { "content-type": "application/json;charset=utf-8" } }))
+        .use(browserHttp(browser, log, settings.api_keys));
+      try {
+        extra = app.listen({ hostname, port }) as unknown as Elysia;
+        log.info("browser listener", { url: `http://${extra.server!.hostname}:${extra.server!.port}` });
+      } catch (error) {
+        log.warn("browser listener not started", { listen: settings.listen, error });
+      }
+    },
     async stop() {
+      await extra?.stop(true);
       await pool.shutdown();
     },
   };

@@ -145,6 +145,21 @@ test("the WebSocket protocol: commands, progress, errors, and a second socket wi
   second.close();
 });
 
+test("the extra listener (browser.listen) serves the same routes and /health for clients of the original server", async () => {
+  const extra = await startBrowserApp({ PLATFORM_BROWSER__LISTEN: "127.0.0.1:0" });
+  try {
+    const base = extra.capability.extraListener()!;
+    expect(base).toMatch(/^http:\/\/127.0.0.1:\d+$/);
+    expect(await fetch(`${base}/health`).then((r) => r.json())).toMatchObject({ subsystems: { browser: { browser: "available" } } });
+    expect(await fetch(`${base}/navigate`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ url: site.url("/") }) }).then((r) => r.json())).toMatchObject({ title: "Fixture shop" });
+    const missing = await fetch(`${base}/nowhere`);
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toMatchObject({ error: { type: "NotFoundError" } });
+  } finally {
+    await extra.close();
+  }
+});
+
 test("with api_keys set, REST, WebSocket and MCP over HTTP want the bearer key", async () => {
   const guarded = await startBrowserApp({ PLATFORM_BROWSER__API_KEYS: key });
   try {
