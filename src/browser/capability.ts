@@ -15,7 +15,8 @@ import { BrowserPool } from "./pool.ts";
 import { BrowserService } from "./service.ts";
 import { NamedSessions } from "./storage.ts";
 import { Results } from "./results.ts";
-import { browserFailure, interactionTools, testTools } from "./tools.ts";
+import { browserFailure, interactionTools, lspTool, testTools } from "./tools.ts";
+import type { Server } from "node:net";
 import { UrlPolicy } from "./url-policy.ts";
 import { BrowserServiceError, installHint } from "./errors.ts";
 import { browserHttp, browserPrefixes, errorBody } from "./http.ts";
@@ -29,6 +30,21 @@ export type BrowserCapability = Capability & { browser: BrowserService; extraLis
 
 export const browserCapability = (({ config, log, database, actors, mcp, health }) => {
   let extra: Elysia | undefined;
+  const languageServers = new Map<number, Promise<Server>>();
+  /** One language server per requested port, kept until shutdown; asked again, the same one answers. */
+  const listenLanguage = async (port: number) => {
+    const { listenLanguage: listen } = await import("./lsp/server.ts");
+    let started = port ? languageServers.get(port) : undefined;
+    if (!started) {
+      started = listen(port);
+      started.catch(() => languageServers.delete(port));
+      languageServers.set(port, started);
+    }
+    const address = (await started).address() as { address: string; port: number };
+    return { host: address.address, port: address.port };
+  };
+  // Compiled: the executable itself; from source: bun with the entry point.
+  const command = Bun.main.startsWith("/$bunfs/") || !Bun.main.endsWith(".ts") ? [process.execPath] : [process.execPath, Bun.main];
   const settings = config.browser;
   const chromium = findChromium(settings.executable);
   const executable = () => {
@@ -75,7 +91,7 @@ export const browserCapability = (({ config, log, database, actors, mcp, health 
         "and run exploratory, accessibility, responsive and security tests that report findings. Your MCP session has its own browser; pass `session` to share a named one.",
       failure: browserFailure(log),
     })
-    .tool(...testTools(browser), ...interactionTools(browser))
+    .tool(lspTool(listenLanguage, [...command, "lsp", "browser"]), ...testTools(browser), ...interactionTools(browser))
     .onSessionEnd((session) => void pool.close(`mcp:${session}`, undefined, "its MCP session ended"));
 
   health.register("browser", () =>
@@ -112,6 +128,7 @@ export const browserCapability = (({ config, log, database, actors, mcp, health 
       }
     },
     async stop() {
+      for (const started of languageServers.values()) (await started.catch(() => undefined))?.close();
       await extra?.stop(true);
       await pool.shutdown();
     },

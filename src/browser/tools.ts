@@ -143,6 +143,24 @@ export function testTools(browser: BrowserService): Tool[] {
   ];
 }
 
+/** start_lsp_server: the playbook language server on a TCP port in this process, or how to start it over stdio. */
+export function lspTool(listen: (port: number) => Promise<{ host: string; port: number }>, command: string[]): Tool {
+  return defineTool({
+    name: "start_lsp_server",
+    title: "Start the playbook language server",
+    description:
+      "Start the language server for playbook files (diagnostics, completion of actions and fields, hover docs). With tcp: true it listens on port (default 2087) and answers where; otherwise it answers the command an editor runs to start it over stdio.",
+    input: model.StartLspInput,
+    output: model.LspResult,
+    annotations: { openWorldHint: false },
+    async handler({ tcp = false, port = 2087 }) {
+      if (!tcp) return answer(`Start it over stdio with: ${command.join(" ")}`, { status: "success", transport: "stdio", command });
+      const at = await listen(port);
+      return answer(`The playbook language server listens on ${at.host}:${at.port} (TCP)`, { status: "success", transport: "tcp", ...at });
+    },
+  }) as unknown as Tool;
+}
+
 export function interactionTools(browser: BrowserService): Tool[] {
   return [
     browserTool({

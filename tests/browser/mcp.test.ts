@@ -30,6 +30,12 @@ test("the server lists the original tools and the interaction set, each with an 
   const { tools } = await client.listTools();
   const names = tools.map((t) => t.name);
   for (const name of [
+    "start_lsp_server",
+    "run_exploratory_test",
+    "run_accessibility_test",
+    "run_responsive_test",
+    "run_security_test",
+    "run_playbook",
     "test_browser_connectivity",
     "navigate_to_url",
     "take_page_screenshot",
@@ -54,6 +60,10 @@ test("the server lists the original tools and the interaction set, each with an 
   for (const tool of tools) expect(tool.outputSchema).toMatchObject({ type: "object" });
   const login = tools.find((t) => t.name === "fill_login_form")!;
   expect(login.inputSchema.required).toEqual(["username", "password"]);
+  const explore = tools.find((t) => t.name === "run_exploratory_test")!.inputSchema.properties as Record<string, { default?: unknown }>;
+  expect([explore.max_depth!.default, explore.max_pages!.default, explore.include_forms!.default, explore.include_navigation!.default, explore.check_errors!.default]).toEqual([3, 10, true, true, true]);
+  const a11y = tools.find((t) => t.name === "run_accessibility_test")!.inputSchema.properties as Record<string, { anyOf?: { const: string }[] }>;
+  expect(a11y.standard!.anyOf!.map((s) => s.const)).toEqual(["WCAG2.1-A", "WCAG2.1-AA", "WCAG2.1-AAA", "WCAG2.2-AA"]);
 });
 
 test("connectivity reports the Chromium version and this session", async () => {
