@@ -15,6 +15,7 @@ import { BrowserPool } from "./pool.ts";
 import { BrowserService } from "./service.ts";
 import { NamedSessions } from "./storage.ts";
 import { Results } from "./results.ts";
+import { mcpPrompts, mcpResources } from "./resources/registry.ts";
 import { browserFailure, interactionTools, lspTool, testTools } from "./tools.ts";
 import type { Server } from "node:net";
 import { UrlPolicy } from "./url-policy.ts";
@@ -92,6 +93,8 @@ export const browserCapability = (({ config, log, database, actors, mcp, health 
       failure: browserFailure(log),
     })
     .tool(lspTool(listenLanguage, [...command, "lsp", "browser"]), ...testTools(browser), ...interactionTools(browser))
+    .resource(...mcpResources())
+    .prompt(...mcpPrompts())
     .onSessionEnd((session) => void pool.close(`mcp:${session}`, undefined, "its MCP session ended"));
 
   health.register("browser", () =>

@@ -14,12 +14,13 @@ import { version } from "../version.ts";
 import { actions } from "./actions.ts";
 import { BrowserServiceError, internalBody, statusOf, type ErrorBody } from "./errors.ts";
 import * as model from "./model.ts";
+import { resourceAt } from "./resources/registry.ts";
 import { reportFormats, type ReportFormat } from "./reports/render.ts";
 import type { BrowserService, CallContext } from "./service.ts";
 import { browserSocket } from "./socket.ts";
 
 /** The first path segments this plugin owns; failures on them are answered in the browser's error shape. */
-export const browserPrefixes = ["/navigate", "/screenshot", "/screenshots", "/test", "/playbook", "/results", "/sessions", "/traces", "/tools", "/ws", "/openapi.json"];
+export const browserPrefixes = ["/navigate", "/screenshot", "/screenshots", "/test", "/playbook", "/results", "/sessions", "/traces", "/tools", "/ws", "/resources", "/openapi.json"];
 
 /** Any failure as the browser's error body, with its status; a fault of ours is logged with an id. */
 export function errorBody(error: unknown, log: Logger): { status: number; body: { error: ErrorBody } } {
@@ -113,6 +114,11 @@ export function browserHttp(browser: BrowserService, log: Logger, apiKeys: strin
       detail: { summary: "Validate, then run a playbook; the TestResult with each step (SSE with Accept: text/event-stream)" },
     })
     .post("/playbook/validate", ({ body }) => browser.validatePlaybook(body.playbook), { body: model.PlaybookInput, detail: { summary: "Check a playbook without running it" } })
+    .get("/resources/*", ({ params }) => {
+      const resource = resourceAt(params["*"]);
+      if (!resource) throw BrowserServiceError.notFound(`No resource ${params["*"]}; see /resources/index.json`);
+      return resource;
+    }, { detail: { summary: "The resource registry (/resources/index.json) and its documents" } })
     .get("/results", () => ({ results: browser.results() }), { detail: { summary: "Stored test results, newest first" } })
     .get("/results/:id", ({ params }) => browser.result(params.id), { response: { 200: model.TestResult }, detail: { summary: "One stored test result" } })
     .get("/results/:id/:report", async ({ params }) => {
