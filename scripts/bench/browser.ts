@@ -18,7 +18,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createParser } from "eventsource-parser";
 import { chromium, type Page } from "playwright-core";
-import { firstLine, median, percentile, printTable, root } from "./support.ts";
+import { firstLine, lines, median, percentile, printTable, root } from "./support.ts";
 
 const executable = "/usr/bin/chromium";
 const stallMs = 5000;
@@ -33,18 +33,23 @@ const site = Bun.spawn(["bun", join(root, "scripts/bench/browser-site.ts")], { s
 children.push(site);
 const origin = await firstLine(site.stdout, "the site");
 
-const server = Bun.spawn(["bun", join(root, "src/main.ts"), "serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", join(dir, "server"), "--log-level", "warn"], {
+const server = Bun.spawn(["bun", join(root, "src/main.ts"), "serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", join(dir, "server")], {
   stdout: "ignore",
   stderr: "pipe",
   env: { ...process.env, PLATFORM_VAULT__SETUP_ENABLED: "false", PLATFORM_BROWSER__MAX_SESSIONS: "8", PLATFORM_BROWSER__WARM_SESSIONS: "1", PLATFORM_BROWSER__CRAWL_CONCURRENCY: "6" },
 });
 children.push(server);
+// The server's log is read until it says where it listens, then drained so that its pipe never fills.
+const serverLog = lines(server.stderr);
 const base = await (async () => {
-  for await (const line of (await import("./support.ts")).lines(server.stderr)) {
+  for await (const line of serverLog) {
     const url = /"url":"(http[^"]+)"/.exec(line)?.[1];
     if (line.includes('"message":"listening"') && url) return url;
   }
   throw new Error("the server exited before listening");
+})();
+void (async () => {
+  for await (const _line of serverLog);
 })();
 
 const post = async (path: string, body: unknown) => {

@@ -74,10 +74,10 @@ export interface RunningChromium {
 
 export async function launchChromium(executable: string, timeoutMs: number): Promise<RunningChromium> {
   const profile = mkdtempSync(join(tmpdir(), "platform-browser-"));
-  const proc = Bun.spawn([executable, ...chromiumSwitches, `--user-data-dir=${profile}`, "about:blank"], {
-    stdin: "ignore",
-    stdout: "ignore",
-    stderr: "pipe",
+  // The DevTools pipe (fds 3 and 4) is never used: Chromium quits when it reads end-of-file there, which is when
+  // this process ends, however it ends, so a browser never outlives the server that launched it.
+  const proc = Bun.spawn([executable, ...chromiumSwitches, "--remote-debugging-pipe", `--user-data-dir=${profile}`, "about:blank"], {
+    stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"],
     detached: true,
   });
   const exited = proc.exited.then((code) => `the browser process exited (${proc.signalCode ?? `code ${code}`})`);
@@ -92,7 +92,7 @@ export async function launchChromium(executable: string, timeoutMs: number): Pro
   };
   const timer = setTimeout(() => void kill(), timeoutMs);
   try {
-    const endpoint = await devToolsEndpoint(proc.stderr);
+    const endpoint = await devToolsEndpoint(proc.stderr as ReadableStream<Uint8Array<ArrayBuffer>>);
     return { pid: proc.pid, endpoint, exited, kill };
   } catch (error) {
     await kill();
