@@ -90,3 +90,19 @@ test("over TCP, started by the start_lsp_server tool (and told how to start it o
     await app.close();
   }
 }, 30_000);
+
+test("platform lsp browser --tcp --port 0 says where it listens and serves clients there", async () => {
+  const child = spawn(sourceCommand[0]!, [...sourceCommand.slice(1), "lsp", "browser", "--tcp", "--port", "0"], { cwd: repoRoot, stdio: ["ignore", "ignore", "pipe"] });
+  try {
+    const line = await new Promise<string>((resolve) => child.stderr.once("data", (chunk: Buffer) => resolve(chunk.toString().split("\n")[0]!)));
+    const { host, port } = JSON.parse(line) as { host: string; port: number };
+    const socket = connect(port, host);
+    await new Promise((resolve) => socket.once("connect", resolve));
+    const { connection, diagnostics } = await session(socket, socket);
+    await exercise(connection, diagnostics);
+    connection.dispose();
+    socket.destroy();
+  } finally {
+    child.kill("SIGTERM");
+  }
+}, 30_000);
