@@ -36,7 +36,7 @@ const origin = await firstLine(site.stdout, "the site");
 const server = Bun.spawn(["bun", join(root, "src/main.ts"), "serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", join(dir, "server")], {
   stdout: "ignore",
   stderr: "pipe",
-  env: { ...process.env, PLATFORM_VAULT__SETUP_ENABLED: "false", PLATFORM_BROWSER__MAX_SESSIONS: "8", PLATFORM_BROWSER__WARM_SESSIONS: "1", PLATFORM_BROWSER__CRAWL_CONCURRENCY: "6" },
+  env: { ...process.env, PLATFORM_VAULT__SETUP_ENABLED: "false", PLATFORM_BROWSER__MAX_SESSIONS: "12", PLATFORM_BROWSER__WARM_SESSIONS: "1", PLATFORM_BROWSER__CRAWL_CONCURRENCY: "6" },
 });
 children.push(server);
 // The server's log is read until it says where it listens, then drained so that its pipe never fills.
@@ -114,6 +114,12 @@ const timed = async (run: () => Promise<unknown>) => {
 };
 
 const rows: (string | number)[][] = [["measure", "platform browser", "baseline", "ratio", "goal", "met"]];
+// Each row is printed as soon as it is measured too, so a long run shows its progress.
+const push = rows.push.bind(rows);
+rows.push = (...added) => {
+  for (const row of added) console.error(row.join(" | "));
+  return push(...added);
+};
 const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
 
 // --- 1. exploratory crawl ---
@@ -160,7 +166,7 @@ async function mcpClient(command: string, args: string[], env: Record<string, st
 }
 const refOf = (text: string) => /link "Page \d+" \[ref=(\w+)\]/.exec(text)?.[1];
 const textOf = (result: Record<string, unknown>) => ((result.content as { type: string; text?: string }[]) ?? []).map((c) => c.text ?? "").join("\n");
-async function sequence(client: Client, names: { navigate: string; snapshot: string; click: string }, url: string, samples: number[]) {
+async function sequence(client: Client, names: { navigate: string; snapshot: string; click: string; target: string }, url: string, samples: number[]) {
   let started = performance.now();
   await client.callTool({ name: names.navigate, arguments: { url } });
   samples.push(performance.now() - started);
@@ -170,15 +176,15 @@ async function sequence(client: Client, names: { navigate: string; snapshot: str
   const ref = refOf(snapshot);
   if (!ref) throw new Error(`no link ref in snapshot of ${url}: ${snapshot.slice(0, 300)}`);
   started = performance.now();
-  const clicked = await client.callTool({ name: names.click, arguments: { ref, element: "link" } });
+  const clicked = await client.callTool({ name: names.click, arguments: { [names.target]: ref, element: "link" } });
   if (clicked.isError) throw new Error(textOf(clicked));
   samples.push(performance.now() - started);
 }
 {
   const ours = await mcpClient("bun", [join(root, "src/main.ts"), "mcp", "browser", "--data-dir", join(dir, "stdio"), "--log-level", "error"], { PLATFORM_BROWSER__WARM_SESSIONS: "0" });
-  const theirs = await mcpClient("node", [join(root, "node_modules/@playwright/mcp/cli.js"), "--headless", "--isolated", "--no-sandbox", "--browser", "chromium", "--executable-path", executable]);
-  const ourNames = { navigate: "navigate_to_url", snapshot: "snapshot_page", click: "click" };
-  const theirNames = { navigate: "browser_navigate", snapshot: "browser_snapshot", click: "browser_click" };
+  const theirs = await mcpClient("node", [join(root, "node_modules/@playwright/mcp/cli.js"), "--headless", "--isolated", "--no-sandbox", "--browser", "chromium", "--executable-path", executable, "--output-dir", join(dir, "playwright-mcp")]);
+  const ourNames = { navigate: "navigate_to_url", snapshot: "snapshot_page", click: "click", target: "ref" };
+  const theirNames = { navigate: "browser_navigate", snapshot: "browser_snapshot", click: "browser_click", target: "target" };
   await sequence(ours, ourNames, `${origin}/site/0`, []);
   await sequence(theirs, theirNames, `${origin}/site/0`, []);
   const o: number[] = [];
@@ -202,17 +208,23 @@ async function untilWarm(): Promise<void> {
     await Bun.sleep(50);
   }
 }
-async function treeRssMiB(pid: number): Promise<number> {
-  const table = (await new Response(Bun.spawn(["ps", "-eo", "pid=,ppid=,rss="]).stdout).text())
+/** Memory of a process and all its descendants, shared pages counted once (PSS), in MiB. */
+async function treeMiB(pid: number): Promise<number> {
+  const table = (await new Response(Bun.spawn(["ps", "-eo", "pid=,ppid="]).stdout).text())
     .trim()
     .split("\n")
-    .map((line) => line.trim().split(/\s+/).map(Number) as [number, number, number]);
+    .map((line) => line.trim().split(/\s+/).map(Number) as [number, number]);
   const inTree = new Set([pid]);
   for (let grew = true; grew; ) {
     grew = false;
     for (const [p, parent] of table) if (inTree.has(parent) && !inTree.has(p)) (inTree.add(p), (grew = true));
   }
-  return table.filter(([p]) => inTree.has(p)).reduce((sum, [, , rss]) => sum + rss, 0) / 1024;
+  let kb = 0;
+  for (const p of inTree) {
+    const rollup = await Bun.file(`/proc/${p}/smaps_rollup`).text().catch(() => "");
+    kb += Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0);
+  }
+  return kb / 1024;
 }
 const mcpHttp = async () => {
   const client = new Client({ name: "bench", version: "1.0.0" });
@@ -229,7 +241,7 @@ const mcpHttp = async () => {
     ready.push(await timed(() => client.callTool({ name: "test_browser_connectivity", arguments: {} })));
   }
   await untilWarm();
-  const before = await treeRssMiB(server.pid);
+  const before = await treeMiB(server.pid);
   const extra: Client[] = [];
   for (let i = 0; i < 3; i++) {
     const client = await mcpHttp();
@@ -237,11 +249,11 @@ const mcpHttp = async () => {
     await client.callTool({ name: "navigate_to_url", arguments: { url: `${origin}/site/${i}` } });
   }
   await untilWarm();
-  const after = await treeRssMiB(server.pid);
+  const after = await treeMiB(server.pid);
   for (const client of [...clients, ...extra]) await client.callTool({ name: "close_session", arguments: {} }).then(() => client.close());
   const readyMs = median(ready);
   rows.push(["session from the warm pool, ready (ms, p50)", readyMs.toFixed(1), "", "", "< 100", readyMs < 100 ? "yes" : "no"]);
-  rows.push(["memory per extra session (MiB)", ((after - before) / 3).toFixed(0), "(own Chromium + driver thread)", "", "", ""]);
+  rows.push(["memory per extra session (MiB, PSS)", ((after - before) / 3).toFixed(0), "(own Chromium + driver thread)", "", "", ""]);
 }
 
 // --- 5. soak ---
@@ -259,16 +271,16 @@ const mcpHttp = async () => {
     for (let i = 0; i < count; i++) {
       const response = await fetch(`${base}/test/security`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ url: `${origin}/secure-bad`, session }) });
       let last = performance.now();
-      let result = false;
+      let ended = "";
       const parser = createParser({
         onEvent: (event) => {
           note(performance.now() - last);
           last = performance.now();
-          if (event.event === "result") result = true;
+          if (event.event === "result" || event.event === "error") ended = event.event === "error" ? event.data : "result";
         },
       });
       for await (const chunk of response.body!.pipeThrough(new TextDecoderStream())) parser.feed(chunk);
-      if (!result) throw new Error("an SSE run ended without its result");
+      if (ended !== "result") throw new Error(`an SSE run ended without its result: ${ended || response.status}`);
     }
   };
   const clients = await Promise.all(Array.from({ length: 4 }, mcpHttp));

@@ -19,13 +19,13 @@ import { mcpPrompts, mcpResources } from "./resources/registry.ts";
 import { browserFailure, interactionTools, lspTool, testTools } from "./tools.ts";
 import type { Server } from "node:net";
 import { UrlPolicy } from "./url-policy.ts";
-import { BrowserServiceError, installHint } from "./errors.ts";
-import { browserHttp, browserPrefixes, errorBody } from "./http.ts";
+import { BrowserServiceError, errorBody, installHint } from "./errors.ts";
+import { browserHttp, browserPrefixes } from "./http.ts";
 import type { Failure } from "../errors.ts";
 
 /** A failure the runtime classified on one of our paths (malformed JSON, validation, unknown route) in our terms. */
 const asBrowserError = ({ kind, message }: Failure) =>
-  new BrowserServiceError(kind === "NOT_FOUND" ? "NotFoundError" : kind === "PAYLOAD_TOO_LARGE" ? "ValidationError" : "ValidationError", message);
+  new BrowserServiceError(kind === "NOT_FOUND" ? "NotFoundError" : "ValidationError", message);
 
 export type BrowserCapability = Capability & { browser: BrowserService; extraListener(): string | undefined };
 

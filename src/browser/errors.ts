@@ -3,6 +3,10 @@
  * WebSocket, `[type] message` in an MCP tool result. Each type has its HTTP status. The driver (a worker thread)
  * sends errors as plain `ErrorBody` values, which become a BrowserServiceError again on this side.
  */
+import { randomUUID } from "node:crypto";
+import type { Logger } from "../log.ts";
+import { InvalidArguments } from "../mcp/call.ts";
+
 export type ErrorType = "ValidationError" | "AuthenticationError" | "NotFoundError" | "TimeoutError" | "BrowserError" | "InternalError";
 
 export const statusOf: Record<ErrorType, number> = {
@@ -70,6 +74,15 @@ export const internalBody = (id: string): ErrorBody => ({
   message: `Internal error; quote ${id} when reporting it`,
   details: { errorId: id },
 });
+
+/** Any failure as the browser's error body, with its status; a fault of ours is logged with an id. */
+export function errorBody(error: unknown, log: Logger): { status: number; body: { error: ErrorBody } } {
+  if (error instanceof BrowserServiceError) return { status: error.status, body: error.toJSON() };
+  if (error instanceof InvalidArguments) return { status: 400, body: { error: { type: "ValidationError", message: error.message, details: { field: error.field } } } };
+  const id = randomUUID();
+  log.error("browser request fault", { errorId: id, error });
+  return { status: 500, body: { error: internalBody(id) } };
+}
 
 /** How to get Chromium, for the error every tool answers while it is missing. */
 export const installHint = {

@@ -4,15 +4,14 @@
  * sessions, every tool at POST /tools/<name>, the WebSocket protocol at /ws/<client_id>, and the OpenAPI document.
  * Errors are `{ error: { type, message, details } }`; when api_keys are set, every route wants a bearer key.
  */
-import { randomUUID } from "node:crypto";
 import { Elysia, t } from "elysia";
 import { toOpenAPISchema } from "@elysiajs/openapi/openapi";
-import { checked, InvalidArguments } from "../mcp/call.ts";
+import { checked } from "../mcp/call.ts";
 import type { Logger } from "../log.ts";
 import { constantTimeEqual } from "../vault/crypto.ts";
 import { version } from "../version.ts";
 import { actions } from "./actions.ts";
-import { BrowserServiceError, internalBody, statusOf, type ErrorBody } from "./errors.ts";
+import { BrowserServiceError, errorBody, statusOf } from "./errors.ts";
 import * as model from "./model.ts";
 import { resourceAt } from "./resources/registry.ts";
 import { reportFormats, type ReportFormat } from "./reports/render.ts";
@@ -21,15 +20,6 @@ import { browserSocket } from "./socket.ts";
 
 /** The first path segments this plugin owns; failures on them are answered in the browser's error shape. */
 export const browserPrefixes = ["/navigate", "/screenshot", "/screenshots", "/test", "/playbook", "/results", "/sessions", "/traces", "/tools", "/ws", "/resources", "/openapi.json"];
-
-/** Any failure as the browser's error body, with its status; a fault of ours is logged with an id. */
-export function errorBody(error: unknown, log: Logger): { status: number; body: { error: ErrorBody } } {
-  if (error instanceof BrowserServiceError) return { status: error.status, body: error.toJSON() };
-  if (error instanceof InvalidArguments) return { status: 400, body: { error: { type: "ValidationError", message: error.message, details: { field: error.field } } } };
-  const id = randomUUID();
-  log.error("browser request fault", { errorId: id, error });
-  return { status: 500, body: { error: internalBody(id) } };
-}
 
 const wantsStream = (request: Request) => !/application\/json/.test(request.headers.get("accept") ?? "") || /text\/event-stream/.test(request.headers.get("accept") ?? "");
 

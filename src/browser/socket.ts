@@ -9,8 +9,7 @@ import { Elysia } from "elysia";
 import { checked } from "../mcp/call.ts";
 import type { Logger } from "../log.ts";
 import { actions } from "./actions.ts";
-import { BrowserServiceError } from "./errors.ts";
-import { errorBody } from "./http.ts";
+import { BrowserServiceError, errorBody } from "./errors.ts";
 import type { BrowserService } from "./service.ts";
 
 interface Socket {

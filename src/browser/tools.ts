@@ -3,13 +3,12 @@
  * and the interaction set assistants know from Playwright MCP. Adapters only: each calls one service method and
  * answers a short text, the structured result (matching its output schema) and, for screenshots, the image.
  */
-import { randomUUID } from "node:crypto";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Static, TObject } from "@sinclair/typebox";
 import type { Logger } from "../log.ts";
-import { InvalidArguments, type ToolFailure } from "../mcp/call.ts";
+import type { ToolFailure } from "../mcp/call.ts";
 import { defineTool, type Tool, type ToolContext } from "../mcp/define.ts";
-import { BrowserServiceError, internalBody } from "./errors.ts";
+import { errorBody } from "./errors.ts";
 import * as model from "./model.ts";
 import type { BrowserService, CallContext, Image } from "./service.ts";
 
@@ -20,14 +19,7 @@ export const ownerOf = (context: ToolContext) => `mcp:${context.session ?? "loca
 export const browserFailure =
   (log: Logger): ToolFailure =>
   (error) => {
-    let body;
-    if (error instanceof BrowserServiceError) body = error.toJSON().error;
-    else if (error instanceof InvalidArguments) body = { type: "ValidationError", message: error.message, details: { field: error.field } };
-    else {
-      const id = randomUUID();
-      log.error("browser tool fault", { errorId: id, error });
-      body = internalBody(id);
-    }
+    const body = errorBody(error, log).body.error;
     const details = body.details && Object.keys(body.details).length ? `\n${JSON.stringify(body.details, null, 2)}` : "";
     return { isError: true, content: [{ type: "text", text: `[${body.type}] ${body.message}${details}` }] };
   };

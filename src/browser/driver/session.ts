@@ -46,6 +46,9 @@ export class DriverSession {
   readonly #tabs: Page[] = [];
   readonly #logs = new WeakMap<Page, TabLog>();
   #current = 0;
+  /** Pages test runs use in this context, kept between runs; never tabs. */
+  #runPages: Page[] = [];
+  #openingRunPage = false;
   tracing = false;
 
   constructor(
@@ -59,6 +62,7 @@ export class DriverSession {
   async openContext(storageState?: StorageState): Promise<void> {
     const old = this.context;
     this.#tabs.length = 0;
+    this.#runPages = [];
     this.#current = 0;
     this.tracing = false;
     this.context = await this.newContext({ storageState: storageState as never });
@@ -78,8 +82,31 @@ export class DriverSession {
   }
 
   /**
-   * A context for a test run, holding the session's cookies and local storage: a run's pages never become the
-   * session's tabs, and what they do stays out of the session.
+   * `count` pages for a test run in the session's own context, so the run carries the session's cookies (a test
+   * can look behind a login). They are kept for the next run, which saves a renderer start per page, and are never
+   * the session's tabs. Operations on a session run one at a time, so no tab can open while one is made.
+   */
+  async runPages(count: number): Promise<Page[]> {
+    this.#runPages = this.#runPages.filter((page) => !page.isClosed());
+    while (this.#runPages.length < count) {
+      this.#openingRunPage = true;
+      try {
+        this.#runPages.push(await this.context.newPage());
+      } finally {
+        this.#openingRunPage = false;
+      }
+    }
+    return this.#runPages.slice(0, count);
+  }
+
+  /** Leaves a run's pages blank, so nothing a page scheduled reaches the next run. */
+  async releaseRunPages(pages: Page[]): Promise<void> {
+    await Promise.all(pages.map((page) => page.goto("about:blank").catch(() => {})));
+  }
+
+  /**
+   * A context of its own for a run that needs other settings (a viewport, a phone) or must leave no trace in the
+   * session (a playbook), holding the session's cookies and local storage.
    */
   async runContext(options: Parameters<Browser["newContext"]>[0] = {}): Promise<BrowserContext> {
     return this.newContext({ ...options, storageState: (await this.context.storageState()) as never });
@@ -110,6 +137,7 @@ export class DriverSession {
   }
 
   #adopt(page: Page): void {
+    if (this.#openingRunPage) return;
     this.#tabs.push(page);
     this.#current = this.#tabs.length - 1;
     const log: TabLog = { console: new Ring(), network: new Ring() };

@@ -5,6 +5,7 @@
  */
 import { AxeBuilder } from "@axe-core/playwright";
 import type { Result } from "axe-core";
+import type { Page } from "playwright-core";
 // Embedded as text, so the compiled executable carries axe with it.
 import axeSource from "axe-core/axe.min.js" with { type: "text" };
 import type { AccessibilityInput, Finding, Severity, Standard } from "../model.ts";
@@ -28,9 +29,8 @@ const severityOf: Record<string, Severity> = { critical: "critical", serious: "h
 export const criteriaOf = (tags: string[]) => tags.flatMap((tag) => /^wcag(\d)(\d)(\d+)$/.exec(tag)?.slice(1, 4).join(".") ?? []);
 
 export async function accessibility(session: DriverSession, { url, standard = "WCAG2.1-AA" }: AccessibilityInput, run: RunContext): Promise<RunOutcome> {
-  const context = await session.runContext();
+  const [page] = (await session.runPages(1)) as [Page];
   try {
-    const page = await context.newPage();
     run.progress({ category: "accessibility", phase: "start", message: `Opening ${url}`, data: { url, standard } });
     const response = await page.goto(url, { waitUntil: "load" });
     checkCancelled(run.signal);
@@ -55,7 +55,7 @@ export async function accessibility(session: DriverSession, { url, standard = "W
       },
     };
   } finally {
-    await context.close().catch(() => {});
+    await session.releaseRunPages([page]);
   }
 }
 

@@ -115,40 +115,35 @@ export async function exploratory(session: DriverSession, input: ExploratoryInpu
     run.progress({ category: "exploratory", phase: "page", message: `${target.url}: ${record.status ?? record.error} in ${record.load_ms} ms, ${problems.length} finding(s)`, data: { ...record, findings: problems.length, visited: visits.length } });
   };
 
-  const context = await session.runContext();
+  const pages = await session.runPages(Math.min(crawlConcurrency, max_pages));
   // Workers take pages from the queue; a worker that finds it empty waits while others may still add to it.
   let active = 0;
   const wake = new Set<() => void>();
-  const worker = async () => {
-    const page = await context.newPage();
-    try {
-      for (;;) {
-        checkCancelled(run.signal);
-        const next = queue.shift();
-        if (!next) {
-          if (active === 0) break;
-          const { promise, resolve } = Promise.withResolvers<void>();
-          wake.add(resolve);
-          await promise;
-          continue;
-        }
-        active++;
-        try {
-          await visit(page, next);
-        } finally {
-          active--;
-          for (const resolve of wake) resolve();
-          wake.clear();
-        }
+  const worker = async (page: Page) => {
+    for (;;) {
+      checkCancelled(run.signal);
+      const next = queue.shift();
+      if (!next) {
+        if (active === 0) break;
+        const { promise, resolve } = Promise.withResolvers<void>();
+        wake.add(resolve);
+        await promise;
+        continue;
       }
-    } finally {
-      await page.close().catch(() => {});
+      active++;
+      try {
+        await visit(page, next);
+      } finally {
+        active--;
+        for (const resolve of wake) resolve();
+        wake.clear();
+      }
     }
   };
   try {
-    await Promise.all(Array.from({ length: Math.min(crawlConcurrency, max_pages) }, worker));
+    await Promise.all(pages.map(worker));
   } finally {
-    await context.close().catch(() => {});
+    await session.releaseRunPages(pages);
   }
 
   if (include_navigation && externalLinks.size) {

@@ -3,19 +3,34 @@
  * would. It checks the response headers (CSP, HSTS, X-Content-Type-Options, framing, Referrer-Policy, CORS,
  * headers that disclose versions), the cookies' flags, mixed content, and password forms over plain http.
  */
-import type { Response } from "playwright-core";
+import type { Page, Response } from "playwright-core";
 import type { Finding, SecurityInput } from "../model.ts";
 import type { DriverSession, RunContext } from "../driver/session.ts";
 import { bySeverity, type RunOutcome } from "./outcome.ts";
 
 declare const document: any;
 
+interface SetCookie {
+  name: string;
+  secure: boolean;
+  httpOnly: boolean;
+  sameSite?: string;
+}
+
+function parseSetCookie(line: string): SetCookie {
+  const [pair = "", ...attributes] = line.split(";").map((part) => part.trim());
+  const flags = new Map(attributes.map((attribute) => {
+    const [key = "", value = ""] = attribute.split("=");
+    return [key.toLowerCase(), value.toLowerCase()];
+  }));
+  return { name: pair.split("=")[0]!, secure: flags.has("secure"), httpOnly: flags.has("httponly"), sameSite: flags.get("samesite") };
+}
+
 const disclosing = ["server", "x-powered-by", "x-aspnet-version", "x-aspnetmvc-version", "x-generator", "x-runtime"];
 
 export async function security(session: DriverSession, input: SecurityInput, run: RunContext): Promise<RunOutcome> {
-  const context = await session.runContext();
+  const [page] = (await session.runPages(1)) as [Page];
   try {
-    const page = await context.newPage();
     const responses: Response[] = [];
     page.on("response", (response) => responses.push(response));
     run.progress({ category: "security", phase: "start", message: `Opening ${input.url}` });
@@ -59,13 +74,16 @@ export async function security(session: DriverSession, input: SecurityInput, run
         add("version-disclosure", "low", `${name} discloses the software`, `${name}: ${value}`, `Remove the ${name} header or its version.`, { header: name, value });
     }
 
-    const cookies = await context.cookies(url.href);
-    for (const cookie of cookies) {
+    // The cookies this page load sets (its Set-Cookie headers), not whatever the session already holds.
+    const cookies: SetCookie[] = [];
+    for (const response of [main, ...responses].filter((r): r is Response => r !== null))
+      for (const header of await response.headerValues("set-cookie").catch(() => [] as string[])) for (const line of header.split("\n")) cookies.push(parseSetCookie(line));
+    for (const cookie of new Map(cookies.map((c) => [c.name, c])).values()) {
       const data = { cookie: cookie.name };
       if (!cookie.secure && https) add("cookie-missing-secure", "medium", `Cookie ${cookie.name} lacks Secure`, `The cookie may also travel over plain http`, "Set the Secure flag.", data);
       if (!https) add("cookie-over-http", "medium", `Cookie ${cookie.name} set over http`, "The cookie travels unencrypted", "Serve the site over https and set Secure.", data);
       if (!cookie.httpOnly) add("cookie-missing-httponly", "low", `Cookie ${cookie.name} lacks HttpOnly`, "Scripts on the page, injected ones too, can read it", "Set HttpOnly unless a script must read it.", data);
-      if (cookie.sameSite === "None" && !cookie.secure) add("cookie-samesite-none-insecure", "medium", `Cookie ${cookie.name} is SameSite=None without Secure`, "Browsers reject or leak it", "Set Secure with SameSite=None, or use Lax.", data);
+      if (cookie.sameSite === "none" && !cookie.secure) add("cookie-samesite-none-insecure", "medium", `Cookie ${cookie.name} is SameSite=None without Secure`, "Browsers reject or leak it", "Set Secure with SameSite=None, or use Lax.", data);
     }
 
     if (https) {
@@ -85,9 +103,10 @@ export async function security(session: DriverSession, input: SecurityInput, run
       url: url.href,
       findings,
       screenshots: [],
-      summary: { https, status_code: main?.status() ?? null, headers_checked: Object.keys(headers).length, cookies: cookies.length, by_severity: bySeverity(findings) },
+      summary: { https, status_code: main?.status() ?? null, headers_checked: Object.keys(headers).length, cookies_set: cookies.length, by_severity: bySeverity(findings) },
     };
   } finally {
-    await context.close().catch(() => {});
+    page.removeAllListeners("response");
+    await session.releaseRunPages([page]);
   }
 }
