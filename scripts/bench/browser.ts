@@ -20,6 +20,9 @@ import { createParser } from "eventsource-parser";
 import { chromium, type Page } from "playwright-core";
 import { firstLine, lines, median, percentile, printTable, root } from "./support.ts";
 
+/** `bun scripts/bench/browser.ts [crawl] [axe] [mcp] [pool] [soak]` runs only those; none given, all. */
+const only = process.argv.slice(2);
+const wanted = (name: string) => !only.length || only.includes(name);
 const executable = "/usr/bin/chromium";
 const stallMs = 5000;
 const dir = mkdtempSync(join(tmpdir(), "platform-bench-browser-"));
@@ -36,20 +39,25 @@ const origin = await firstLine(site.stdout, "the site");
 const server = Bun.spawn(["bun", join(root, "src/main.ts"), "serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", join(dir, "server")], {
   stdout: "ignore",
   stderr: "pipe",
-  env: { ...process.env, PLATFORM_VAULT__SETUP_ENABLED: "false", PLATFORM_BROWSER__MAX_SESSIONS: "12", PLATFORM_BROWSER__WARM_SESSIONS: "1", PLATFORM_BROWSER__CRAWL_CONCURRENCY: "6" },
+  env: { ...process.env, PLATFORM_VAULT__SETUP_ENABLED: "false", PLATFORM_BROWSER__MAX_SESSIONS: "12", PLATFORM_BROWSER__WARM_SESSIONS: "1", PLATFORM_BROWSER__CRAWL_CONCURRENCY: "6",
+    // The catalog's anonymous rate limit (100 an hour) also counts requests to other capabilities' routes.
+    PLATFORM_CATALOG__RATE_LIMIT_ANONYMOUS: "1000000",
+  },
 });
 children.push(server);
 // The server's log is read until it says where it listens, then drained so that its pipe never fills.
 const serverLog = lines(server.stderr);
 const base = await (async () => {
-  for await (const line of serverLog) {
-    const url = /"url":"(http[^"]+)"/.exec(line)?.[1];
-    if (line.includes('"message":"listening"') && url) return url;
+  // next(), not for-await: leaving a for-await loop would close the stream that must go on being drained.
+  for (let next = await serverLog.next(); !next.done; next = await serverLog.next()) {
+    const url = /"url":"(http[^"]+)"/.exec(next.value)?.[1];
+    if (next.value.includes('"message":"listening"') && url) return url;
   }
   throw new Error("the server exited before listening");
 })();
+const serverErrors: string[] = [];
 void (async () => {
-  for await (const _line of serverLog);
+  for await (const line of serverLog) if (line.includes('"level":"error"')) serverErrors.push(line);
 })();
 
 const post = async (path: string, body: unknown) => {
@@ -123,7 +131,7 @@ rows.push = (...added) => {
 const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
 
 // --- 1. exploratory crawl ---
-{
+if (wanted("crawl")) {
   const start = `${origin}/site/0`;
   await post("/test/exploratory", { url: start, max_depth: 10, max_pages: 50 }); // warm up both
   await sequentialCrawl(start, 50);
@@ -141,7 +149,7 @@ const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
 }
 
 // --- 2. accessibility on 20 pages ---
-{
+if (wanted("axe")) {
   const urls = Array.from({ length: 20 }, (_, i) => `${origin}/site/${i}`);
   const ours = async () => {
     for (const url of urls) await post("/test/accessibility", { url, standard: "WCAG2.1-AA" });
@@ -180,7 +188,7 @@ async function sequence(client: Client, names: { navigate: string; snapshot: str
   if (clicked.isError) throw new Error(textOf(clicked));
   samples.push(performance.now() - started);
 }
-{
+if (wanted("mcp")) {
   const ours = await mcpClient("bun", [join(root, "src/main.ts"), "mcp", "browser", "--data-dir", join(dir, "stdio"), "--log-level", "error"], { PLATFORM_BROWSER__WARM_SESSIONS: "0" });
   const theirs = await mcpClient("node", [join(root, "node_modules/@playwright/mcp/cli.js"), "--headless", "--isolated", "--no-sandbox", "--browser", "chromium", "--executable-path", executable, "--output-dir", join(dir, "playwright-mcp")]);
   const ourNames = { navigate: "navigate_to_url", snapshot: "snapshot_page", click: "click", target: "ref" };
@@ -231,7 +239,7 @@ const mcpHttp = async () => {
   await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp/browser`)));
   return client;
 };
-{
+if (wanted("pool")) {
   const ready: number[] = [];
   const clients: Client[] = [];
   for (let i = 0; i < 5; i++) {
@@ -257,37 +265,46 @@ const mcpHttp = async () => {
 }
 
 // --- 5. soak ---
-{
+if (wanted("soak")) {
   let longest = 0;
   let stalls = 0;
-  const note = (ms: number) => {
+  const stalled: string[] = [];
+  const note = (ms: number, what = "") => {
     longest = Math.max(longest, ms);
-    if (ms > stallMs) stalls++;
+    if (ms > stallMs) {
+      stalls++;
+      stalled.push(`${what} ${(ms / 1000).toFixed(1)} s`);
+    }
   };
   const navigations = async (client: Client, count: number) => {
-    for (let i = 0; i < count; i++) note(await timed(() => client.callTool({ name: "navigate_to_url", arguments: { url: `${origin}/site/${i % 50}` } })));
+    for (let i = 0; i < count; i++) note(await timed(() => client.callTool({ name: "navigate_to_url", arguments: { url: `${origin}/site/${i % 50}` } })), `navigation ${i}`);
   };
   const sseRuns = async (session: string, count: number) => {
     for (let i = 0; i < count; i++) {
       const response = await fetch(`${base}/test/security`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ url: `${origin}/secure-bad`, session }) });
       let last = performance.now();
+      if (!response.ok) throw new Error(`an SSE run was refused: ${response.status} ${await response.text()}\n${serverErrors.join("\n")}`);
       let ended = "";
       const parser = createParser({
         onEvent: (event) => {
-          note(performance.now() - last);
+          note(performance.now() - last, `${session} run ${i} ${event.event}`);
           last = performance.now();
           if (event.event === "result" || event.event === "error") ended = event.event === "error" ? event.data : "result";
         },
       });
       for await (const chunk of response.body!.pipeThrough(new TextDecoderStream())) parser.feed(chunk);
-      if (ended !== "result") throw new Error(`an SSE run ended without its result: ${ended || response.status}`);
+      if (ended !== "result") throw new Error(`an SSE run ended without its result: ${ended}\n${serverErrors.join("\n")}`);
     }
   };
   const clients = await Promise.all(Array.from({ length: 4 }, mcpHttp));
+  // Each session is opened first: starting eight browsers at once on two cores is the warm pool's subject, not the soak's.
+  for (const client of clients) await client.callTool({ name: "navigate_to_url", arguments: { url: `${origin}/site/0` } });
+  for (let i = 0; i < 4; i++) await post("/test/security", { url: `${origin}/secure-good`, session: `soak-${i}` });
   const started = performance.now();
   await Promise.all([...clients.map((c) => navigations(c, 125)), ...Array.from({ length: 4 }, (_, i) => sseRuns(`soak-${i}`, 50))]);
   const seconds = (performance.now() - started) / 1000;
   await Promise.all(clients.map((c) => c.close()));
+  if (stalled.length) console.error(`stood still: ${stalled.join(", ")}`);
   rows.push(["soak: 500 navigations + 200 SSE runs", `${stalls} stalls > 5 s`, `longest wait ${(longest / 1000).toFixed(2)} s, ${seconds.toFixed(0)} s in all`, "", "0 stalls", stalls === 0 ? "yes" : "no"]);
 }
 
