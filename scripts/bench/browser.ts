@@ -39,7 +39,7 @@ const origin = await firstLine(site.stdout, "the site");
 const server = Bun.spawn(["bun", join(root, "src/main.ts"), "serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", join(dir, "server")], {
   stdout: "ignore",
   stderr: "pipe",
-  env: { ...process.env, PLATFORM_VAULT__SETUP_ENABLED: "false", PLATFORM_BROWSER__MAX_SESSIONS: "12", PLATFORM_BROWSER__WARM_SESSIONS: "1", PLATFORM_BROWSER__CRAWL_CONCURRENCY: "6",
+  env: { ...process.env, PLATFORM_VAULT__SETUP_ENABLED: "false", PLATFORM_BROWSER__MAX_SESSIONS: "12", PLATFORM_BROWSER__WARM_SESSIONS: "1", PLATFORM_BROWSER__CRAWL_CONCURRENCY: "4",
     // The catalog's anonymous rate limit (100 an hour) also counts requests to other capabilities' routes.
     PLATFORM_CATALOG__RATE_LIMIT_ANONYMOUS: "1000000",
   },
