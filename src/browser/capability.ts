@@ -4,46 +4,34 @@
  * original server.
  */
 import { join } from "node:path";
-import { Elysia } from "elysia";
+import type { Elysia } from "elysia";
 import type { Capability, CapabilityFactory, Runtime } from "../capability.ts";
-import { keyDirOf } from "../vault/service.ts";
+import type { Failure } from "../errors.ts";
 import { Keyring } from "../vault/keys.ts";
+import { keyDirOf } from "../vault/service.ts";
 import { SecretStore } from "../vault/store.ts";
 import { findChromium, unavailable } from "./chromium.ts";
 import { LoginCredentials } from "./credentials.ts";
-import { BrowserPool } from "./pool.ts";
-import { BrowserService } from "./service.ts";
-import { NamedSessions } from "./storage.ts";
-import { Results } from "./results.ts";
-import { mcpPrompts, mcpResources } from "./resources/registry.ts";
-import { browserFailure, interactionTools, lspTool, testTools } from "./tools.ts";
-import type { Server } from "node:net";
-import { UrlPolicy } from "./url-policy.ts";
 import { BrowserServiceError, errorBody, installHint } from "./errors.ts";
 import { browserHttp, browserPrefixes } from "./http.ts";
-import type { Failure } from "../errors.ts";
+import { startListener } from "./listener.ts";
+import { LanguageServers } from "./lsp/servers.ts";
+import { BrowserPool } from "./pool.ts";
+import { mcpPrompts, mcpResources } from "./resources/registry.ts";
+import { Results } from "./results.ts";
+import { BrowserService } from "./service.ts";
+import { NamedSessions } from "./storage.ts";
+import { browserFailure, interactionTools, lspTool, testTools } from "./tools.ts";
+import { UrlPolicy } from "./url-policy.ts";
 
 /** A failure the runtime classified on one of our paths (malformed JSON, validation, unknown route) in our terms. */
-const asBrowserError = ({ kind, message }: Failure) =>
-  new BrowserServiceError(kind === "NOT_FOUND" ? "NotFoundError" : "ValidationError", message);
+const asBrowserError = ({ kind, message }: Failure) => new BrowserServiceError(kind === "NOT_FOUND" ? "NotFoundError" : "ValidationError", message);
 
 export type BrowserCapability = Capability & { browser: BrowserService; extraListener(): string | undefined };
 
 export const browserCapability = (({ config, log, database, actors, mcp, health }) => {
   let extra: Elysia | undefined;
-  const languageServers = new Map<number, Promise<Server>>();
-  /** One language server per requested port, kept until shutdown; asked again, the same one answers. */
-  const listenLanguage = async (port: number) => {
-    const { listenLanguage: listen } = await import("./lsp/server.ts");
-    let started = port ? languageServers.get(port) : undefined;
-    if (!started) {
-      started = listen(port);
-      started.catch(() => languageServers.delete(port));
-      languageServers.set(port, started);
-    }
-    const address = (await started).address() as { address: string; port: number };
-    return { host: address.address, port: address.port };
-  };
+  const languageServers = new LanguageServers();
   // Compiled: the executable itself; from source: bun with the entry point.
   const command = Bun.main.startsWith("/$bunfs/") || !Bun.main.endsWith(".ts") ? [process.execPath] : [process.execPath, Bun.main];
   const settings = config.browser;
@@ -92,7 +80,7 @@ export const browserCapability = (({ config, log, database, actors, mcp, health 
         "and run exploratory, accessibility, responsive and security tests that report findings. Your MCP session has its own browser; pass `session` to share a named one.",
       failure: browserFailure(log),
     })
-    .tool(lspTool(listenLanguage, [...command, "lsp", "browser"]), ...testTools(browser), ...interactionTools(browser))
+    .tool(lspTool((port) => languageServers.listen(port), [...command, "lsp", "browser"]), ...testTools(browser), ...interactionTools(browser))
     .resource(...mcpResources())
     .prompt(...mcpPrompts())
     .onSessionEnd((session) => void pool.close(`mcp:${session}`, undefined, "its MCP session ended"));
@@ -109,29 +97,11 @@ export const browserCapability = (({ config, log, database, actors, mcp, health 
     http: browserHttp(browser, log, settings.api_keys),
     errors: { prefix: browserPrefixes, render: (failure) => errorBody(failure.kind === "INTERNAL" ? failure.error : asBrowserError(failure), log).body },
     extraListener: () => extra?.server && `http://${extra.server.hostname}:${extra.server.port}`,
-    /** The extra listener for clients of the original server: the browser's routes and /health, nothing else. */
     start() {
-      if (!settings.listen) return;
-      const at = settings.listen.lastIndexOf(":");
-      const hostname = settings.listen.slice(0, at).replace(/^\[|\]$/g, "") || "0.0.0.0";
-      const port = Number(settings.listen.slice(at + 1));
-      const app = new Elysia()
-        .onError(({ code, error, request }) => {
-          const failure = code === "NOT_FOUND" ? BrowserServiceError.notFound(`No route for ${request.method} ${new URL(request.url).pathname}`) : error;
-          const { status, body } = errorBody(failure, log);
-          return Response.json(body, { status });
-        })
-        .get("/health", () => new Response(health.json().json, { headers: { "content-type": "application/json;charset=utf-8" } }))
-        .use(browserHttp(browser, log, settings.api_keys));
-      try {
-        extra = app.listen({ hostname, port }) as unknown as Elysia;
-        log.info("browser listener", { url: `http://${extra.server!.hostname}:${extra.server!.port}` });
-      } catch (error) {
-        log.warn("browser listener not started", { listen: settings.listen, error });
-      }
+      if (settings.listen) extra = startListener(settings.listen, browserHttp(browser, log, settings.api_keys), health, log);
     },
     async stop() {
-      for (const started of languageServers.values()) (await started.catch(() => undefined))?.close();
+      await languageServers.close();
       await extra?.stop(true);
       await pool.shutdown();
     },
