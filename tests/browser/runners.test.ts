@@ -102,3 +102,20 @@ test("security: each weak header, cookie and form is one finding with a severity
   const strong = await call<TestResult>(client, "run_security_test", { url: site.url("/secure-good") });
   expect(strong).toMatchObject({ status: "success", findings: [] });
 });
+
+test("a cancelled test stops between pages, and its session goes on serving", async () => {
+  const client = await app.mcp();
+  const controller = new AbortController();
+  let pages = 0;
+  const call = client.callTool({ name: "run_exploratory_test", arguments: { url: site.url("/site/0"), max_depth: 10, max_pages: 50 } }, undefined, {
+    signal: controller.signal,
+    onprogress: (progress) => {
+      if (progress.message?.includes(": 200 in ") && ++pages === 2) controller.abort();
+    },
+  });
+  await expect(call).rejects.toThrow();
+  const next = await client.callTool({ name: "navigate_to_url", arguments: { url: site.url("/next") } });
+  expect(next.structuredContent).toMatchObject({ title: "Next page" });
+  const stored = app.capability.browser.results().filter((r) => r.url === site.url("/site/0"));
+  expect(stored).toEqual([]);
+});
