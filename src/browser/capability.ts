@@ -68,7 +68,6 @@ export const browserCapability = (({ config, log, database, actors, mcp, health 
     named,
     credentials: new LoginCredentials(database.db, secretStore, settings.login_services, log),
     results: new Results(database.db, join(artifactsDir, "results")),
-    log,
     executable,
   });
 

@@ -6,7 +6,6 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "../config.ts";
-import type { Logger } from "../log.ts";
 import type { LoginCredentials } from "./credentials.ts";
 import type { ArgsOf, OperationName, ResultOf } from "./driver/operations.ts";
 import { BrowserServiceError } from "./errors.ts";
@@ -64,7 +63,6 @@ export interface BrowserServiceOptions {
   named: NamedSessions;
   credentials: LoginCredentials;
   results: Results;
-  log: Logger;
   /** The Chromium being driven, for connectivity reports. */
   executable(): string;
 }
