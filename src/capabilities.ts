@@ -1,6 +1,7 @@
 /** Every capability the runtime hosts, in start-up order. Adding one is one line here. */
 import { a2aCapability } from "./a2a/capability.ts";
 import { authzCapability } from "./authz/capability.ts";
+import { browserCapability } from "./browser/capability.ts";
 import type { CapabilityFactory } from "./capability.ts";
 import { catalogCapability } from "./catalog/capability.ts";
 import { chatCapability } from "./chat/capability.ts";
@@ -16,4 +17,5 @@ export const capabilities: CapabilityFactory[] = [
   catalogCapability,
   chatCapability,
   infraCapability,
+  browserCapability,
 ];

@@ -194,6 +194,42 @@ export const ConfigSchema = Type.Object(
       vault_service: Type.String({ minLength: 1, default: "github" }),
       clone_timeout_seconds: Type.Integer({ minimum: 1, maximum: 86_400, default: 600 }),
     }),
+    browser: Section({
+      /** Chromium to drive; empty means `chromium` on PATH (Debian's /usr/bin/chromium) or the tools cache. */
+      executable: Type.String({ default: "" }),
+      /** Live sessions at most (each its own Chromium); a request beyond waits for one to free up. */
+      max_sessions: Type.Integer({ minimum: 1, maximum: 64, default: 4 }),
+      /** Launched sessions kept ready for the next caller, beyond max_sessions; the pool warms on first use. */
+      warm_sessions: Type.Integer({ minimum: 0, maximum: 8, default: 1 }),
+      idle_timeout_seconds: Type.Integer({ minimum: 1, maximum: 7 * 86_400, default: 900 }),
+      launch_timeout_ms: Type.Integer({ minimum: 1000, maximum: 300_000, default: 30_000 }),
+      /** How long one browser action (click, fill, wait) may take. */
+      action_timeout_ms: Type.Integer({ minimum: 100, maximum: 300_000, default: 10_000 }),
+      navigation_timeout_ms: Type.Integer({ minimum: 100, maximum: 300_000, default: 30_000 }),
+      /** How long a whole test run or playbook may take. */
+      run_timeout_ms: Type.Integer({ minimum: 1000, maximum: 3_600_000, default: 300_000 }),
+      /** How long a session may wait for a free slot when every session is busy. */
+      queue_timeout_ms: Type.Integer({ minimum: 0, maximum: 600_000, default: 30_000 }),
+      /** Pages an exploratory test loads at once. */
+      crawl_concurrency: Type.Integer({ minimum: 1, maximum: 16, default: 4 }),
+      /** A page whose load takes longer is reported slow. */
+      slow_page_ms: Type.Integer({ minimum: 100, maximum: 120_000, default: 3000 }),
+      /** A screenshot larger than this is sent to an assistant as a smaller JPEG, or not at all. */
+      max_image_bytes: Type.Integer({ minimum: 10_000, maximum: 20_000_000, default: 800_000 }),
+      /** Where navigation may go: host globs such as `*.example.com`; empty allows every host not denied. */
+      allowed_hosts: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
+      denied_hosts: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
+      /** When set, REST, WebSocket and MCP over HTTP need `Authorization: Bearer <one of these>`. */
+      api_keys: Type.Array(Type.String({ minLength: 16 }), { default: [] }),
+      /** An extra listener for clients of the original server, e.g. `0.0.0.0:8765`; empty means none. */
+      listen: Type.String({ default: "", pattern: "^(\\[?[^\\s\\]]*\\]?:[0-9]{1,5})?$" }),
+      /** Vault services whose password fill_login_form may type (`vault:<service>`); `*` for all. */
+      login_services: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
+      /** Screenshots, traces and run artifacts; empty means `<data_dir>/browser`. */
+      artifacts_dir: Type.String({ default: "" }),
+      /** Relaunches of a session whose browser died, before it is closed for good. */
+      max_restarts: Type.Integer({ minimum: 0, maximum: 100, default: 3 }),
+    }),
   },
   { additionalProperties: false },
 );

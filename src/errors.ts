@@ -18,9 +18,9 @@ export interface Failure {
   requestId: string;
 }
 
-/** How a capability answers failures on the paths under `prefix`, in its own wire format. */
+/** How a capability answers failures on the paths under `prefix` (or any of several), in its own wire format. */
 export interface ErrorSurface {
-  prefix: string;
+  prefix: string | readonly string[];
   render(failure: Failure): unknown;
 }
 

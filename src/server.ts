@@ -28,7 +28,8 @@ export function buildApp(runtime: RunningRuntime) {
     const failure = classify(error, { method: request.method, path, requestId, bodyLimit });
     if (failure.kind === "INTERNAL") log.error("internal error", { requestId, method: request.method, path, error });
     set.status = failure.status;
-    const surface = surfaces.find(({ prefix }) => path === prefix || path.startsWith(`${prefix}/`));
+    const under = (prefix: string) => path === prefix || path.startsWith(`${prefix}/`);
+    const surface = surfaces.find(({ prefix }) => (typeof prefix === "string" ? under(prefix) : prefix.some(under)));
     if (surface) return surface.render(failure);
     set.headers["content-type"] = "application/json";
     return runtimeBody(failure);

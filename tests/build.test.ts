@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { startSite } from "./browser/site.ts";
 import { repoRoot, serve } from "./support/cli.ts";
 import { startDiscord } from "./support/discord/server.ts";
 import { tempDir } from "./support/temp.ts";
@@ -102,3 +103,31 @@ test("the compiled executable runs the infra MCP server over stdio: its parser, 
     await client.close();
   }
 });
+
+test("the compiled executable serves the browser MCP server over stdio with only Debian's Chromium beside it", async () => {
+  const site = startSite();
+  const client = new Client({ name: "test", version: "1.0.0" });
+  await client.connect(
+    new StdioClientTransport({
+      command: executable,
+      args: ["mcp", "browser", "--data-dir", join(dir.path, "browser")],
+      cwd: dir.path,
+      env: { PATH: "/usr/bin:/bin", PLATFORM_BROWSER__WARM_SESSIONS: "0" },
+      stderr: "pipe",
+    }),
+  );
+  try {
+    const call = async (name: string, args: Record<string, unknown>) => {
+      const result = await client.callTool({ name, arguments: args });
+      if (result.isError) throw new Error(JSON.stringify(result.content));
+      return result.structuredContent as Record<string, unknown>;
+    };
+    expect(await call("navigate_to_url", { url: site.url("/") })).toMatchObject({ title: "Fixture shop" });
+    expect(String((await call("snapshot_page", {})).snapshot)).toContain('button "Press me"');
+    const audit = await call("run_accessibility_test", { url: site.url("/a11y") });
+    expect((audit.findings as { rule: string }[]).map((f) => f.rule).sort()).toEqual(["button-name", "color-contrast", "html-has-lang", "image-alt", "label"]);
+  } finally {
+    await client.close();
+    site.stop();
+  }
+}, 120_000);

@@ -53,7 +53,7 @@ test("the owner constructs every capability", async () => {
   const config = loadConfig({ env: { PLATFORM_DATA_DIR: join(dir.path, "owner"), PLATFORM_VAULT__SETUP_ENABLED: "false" } });
   const runtime = await startRuntime(config, log);
   try {
-    expect(runtime.capabilities.map((c) => c.name)).toEqual(["platform", "authz", "a2a", "vault", "catalog", "chat", "infra"]);
+    expect(runtime.capabilities.map((c) => c.name)).toEqual(["platform", "authz", "a2a", "vault", "catalog", "chat", "infra", "browser"]);
   } finally {
     await runtime.close();
   }

@@ -2,10 +2,11 @@
 import { catalogVerb } from "./catalog.ts";
 import { hookVerb } from "./hook.ts";
 import { identityVerb } from "./identity.ts";
+import { lspVerb } from "./lsp.ts";
 import { mcpVerb } from "./mcp.ts";
 import { serveVerb } from "./serve.ts";
 import type { Verb } from "./verb.ts";
 import { vaultVerb } from "./vault.ts";
 import { versionVerb } from "./version.ts";
 
-export const verbs: Verb[] = [serveVerb, mcpVerb, identityVerb, vaultVerb, hookVerb, catalogVerb, versionVerb];
+export const verbs: Verb[] = [serveVerb, mcpVerb, identityVerb, vaultVerb, hookVerb, catalogVerb, lspVerb, versionVerb];

@@ -307,3 +307,30 @@ export const vaultAudit = sqliteTable(
   (table) => [index("vault_audit_at").on(table.at)],
 );
 export type VaultAuditRow = typeof vaultAudit.$inferSelect;
+
+// --- browser ---
+
+/** A named browser session; its storage state (cookies, local storage) is a vault secret `browser-session:<name>`. */
+export const browserSessions = sqliteTable("browser_sessions", {
+  name: text("name").primaryKey(),
+  cookies: integer("cookies").notNull(),
+  origins: integer("origins").notNull(),
+  createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
+  updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull(),
+});
+export type BrowserSessionRow = typeof browserSessions.$inferSelect;
+
+/** Every finished test run and playbook, as the TestResult callers got; reports are rendered from it. */
+export const browserResults = sqliteTable(
+  "browser_results",
+  {
+    id: text("id").primaryKey(),
+    test: text("test").notNull(),
+    url: text("url").notNull(),
+    status: text("status").notNull(),
+    result: text("result", { mode: "json" }).$type<unknown>().notNull(),
+    createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
+  },
+  (table) => [index("browser_results_created_at").on(table.createdAt)],
+);
+export type BrowserResultRow = typeof browserResults.$inferSelect;

@@ -217,7 +217,8 @@ export class VaultService {
   }
 }
 
-const secretId = (service: string) => `service:${service}`;
+/** Where a service's credential is kept in the secret store. */
+export const secretId = (service: string) => `service:${service}`;
 
 /**
  * The credential stored for `service`, read in-process by another capability that must hold it itself (the chat
