@@ -1,70 +1,110 @@
 /**
- * Queries on the `actors` table. Each takes the database or the transaction it should run in. Those that
- * run on every transition are prepared once per connection (see src/db/prepared.ts).
+ * Queries on the `actors` table and its companions (the event log, the node rows). Each takes the database or
+ * the transaction it should run in. A transition's write is fenced: it changes the row only while the writer
+ * still holds the actor (same owner, same fencing token), so a node that lost an actor can never write it again.
  */
-import { and, eq, lt, sql } from "drizzle-orm";
-import type { DbOrTx } from "../src/db/client.ts";
+import { and, asc, eq, gt, inArray, isNull, lt, notInArray, or, sql } from "drizzle-orm";
+import { tablesOf, timeParam, type DbOrTx } from "../src/db/client.ts";
 import { preparedOn } from "../src/db/prepared.ts";
-import { actors, type ActorRow } from "../src/db/schema.ts";
+import type { ActorEventRow, ActorRow } from "../src/db/schema.ts";
 
 const p = sql.placeholder;
 
-const changes = {
-  status: sql`excluded.status`,
-  state: sql`excluded.state`,
-  snapshot: sql`excluded.snapshot`,
-  deadline: sql`excluded.deadline`,
-  updatedAt: sql`excluded.updated_at`,
-  finishedAt: sql`excluded.finished_at`,
-};
+const insertStatement = preparedOn((db) => {
+  const { actors } = tablesOf(db);
+  return db
+    .insert(actors)
+    .values({
+      id: p("id"),
+      kind: p("kind"),
+      status: p("status"),
+      state: p("state"),
+      snapshot: p("snapshot"),
+      deadline: p("deadline"),
+      createdAt: p("createdAt"),
+      updatedAt: p("updatedAt"),
+      // Raw SQL: drizzle's time encoder cannot take a null placeholder value (see timeParam).
+      finishedAt: sql`${p("finishedAt")}`,
+      owner: p("owner"),
+      fence: p("fence"),
+      revision: p("revision"),
+    })
+    .prepare();
+});
 
-const insertRow = (db: DbOrTx) =>
-  db.insert(actors).values({
-    id: p("id"),
-    kind: p("kind"),
-    status: p("status"),
-    state: p("state"),
-    snapshot: p("snapshot"),
-    deadline: p("deadline"),
-    createdAt: p("createdAt"),
-    updatedAt: p("updatedAt"),
-    // Raw SQL: drizzle's timestamp encoder cannot take a null placeholder value.
-    finishedAt: sql`${p("finishedAt")}`,
-  });
-// Each is prepared on its first use: a start that only restores actors builds no insert.
-const insertStatement = preparedOn((db) => insertRow(db).prepare());
-const saveStatement = preparedOn((db) => insertRow(db).onConflictDoUpdate({ target: actors.id, set: changes }).prepare());
-const findStatement = preparedOn((db) => db.select().from(actors).where(eq(actors.id, p("id"))).prepare());
+const updateStatement = preparedOn((db) => {
+  const { actors } = tablesOf(db);
+  return db
+    .update(actors)
+    .set({
+      status: p("status") as never,
+      state: p("state"),
+      snapshot: p("snapshot"),
+      deadline: p("deadline") as never,
+      updatedAt: p("updatedAt") as never,
+      finishedAt: sql`${p("finishedAt")}`,
+      revision: p("revision") as never,
+    })
+    .where(and(eq(actors.id, p("id")), eq(actors.owner, p("owner")), eq(actors.fence, p("fence"))))
+    .returning({ id: actors.id })
+    .prepare();
+});
+
+/** Stores a new actor's first snapshot; throws a unique violation (isUniqueViolation) when its id is taken. */
+export async function insertActor(db: DbOrTx, row: ActorRow): Promise<void> {
+  await insertStatement(db).execute({ ...row, finishedAt: timeParam(db, row.finishedAt) });
+}
+
+/** Stores a later snapshot; false when the writer no longer holds the actor (another owner or token). */
+export async function updateActor(db: DbOrTx, row: ActorRow): Promise<boolean> {
+  return (await updateStatement(db).execute({ ...row, finishedAt: timeParam(db, row.finishedAt) })).length > 0;
+}
+
+export async function findActor(db: DbOrTx, id: string): Promise<ActorRow | undefined> {
+  const { actors } = tablesOf(db);
+  return (await db.select().from(actors).where(eq(actors.id, id)))[0];
+}
 
 /**
- * Stores a new actor's first snapshot; false, with nothing written, when a row already has its id. The primary
- * key refuses a taken id, so spawning needs no lookup first.
+ * Takes over the active actors this node may run: those it owns already (a restart under the same node id), those
+ * spawned by a guest process (no owner), and those of nodes whose lease has run out. Each claimed row gets this
+ * node as owner and a new fencing token, in one statement, so two nodes never claim the same actor.
  */
-export function insertActor(db: DbOrTx, row: ActorRow): boolean {
-  try {
-    insertStatement(db).run(encoded(row));
-    return true;
-  } catch (error) {
-    if ((error as { code?: unknown }).code === "SQLITE_CONSTRAINT_PRIMARYKEY") return false;
-    throw error;
-  }
+export async function claimActors(db: DbOrTx, node: string, now: Date): Promise<ActorRow[]> {
+  const { actors, clusterNodes } = tablesOf(db);
+  const live = db.select({ id: clusterNodes.id }).from(clusterNodes).where(and(gt(clusterNodes.expiresAt, now), sql`${clusterNodes.id} <> ${node}`));
+  return db
+    .update(actors)
+    .set({ owner: node, fence: sql`${actors.fence} + 1` })
+    .where(and(eq(actors.status, "active"), or(isNull(actors.owner), eq(actors.owner, node), notInArray(actors.owner, live))))
+    .returning();
 }
 
-export function saveActor(db: DbOrTx, row: ActorRow): void {
-  saveStatement(db).run(encoded(row));
+/** Deletes the rows of a kind's actors that finished before `before`; returns their ids. */
+export async function deleteFinishedBefore(db: DbOrTx, kind: string, before: Date): Promise<string[]> {
+  const { actors, actorEvents } = tablesOf(db);
+  const ids = (await db.delete(actors).where(and(eq(actors.kind, kind), lt(actors.finishedAt, before))).returning({ id: actors.id })).map((r) => r.id);
+  if (ids.length) await db.delete(actorEvents).where(inArray(actorEvents.actorId, ids));
+  return ids;
 }
 
-const encoded = (row: ActorRow) => ({ ...row, finishedAt: row.finishedAt?.getTime() ?? null });
+// --- the event log of streamed kinds ---
 
-export const findActor = (db: DbOrTx, id: string): ActorRow | undefined => findStatement(db).get({ id });
+const logStatement = preparedOn((db) => {
+  const { actorEvents } = tablesOf(db);
+  return db.insert(actorEvents).values({ actorId: p("actorId"), revision: p("revision"), snapshot: p("snapshot"), at: p("at") }).prepare();
+});
 
-export const activeActors = (db: DbOrTx): ActorRow[] => db.select().from(actors).where(eq(actors.status, "active")).all();
+export async function logEvent(db: DbOrTx, row: ActorEventRow): Promise<void> {
+  await logStatement(db).execute(row);
+}
 
-/** Deletes the rows of actors that finished before `before`; returns their ids. */
-export const deleteFinishedBefore = (db: DbOrTx, kind: string, before: Date): string[] =>
-  db
-    .delete(actors)
-    .where(and(eq(actors.kind, kind), lt(actors.finishedAt, before)))
-    .returning({ id: actors.id })
-    .all()
-    .map((r) => r.id);
+/** The logged changes of an actor after `revision`, oldest first. */
+export async function eventsAfter(db: DbOrTx, actorId: string, revision: number): Promise<ActorEventRow[]> {
+  const { actorEvents } = tablesOf(db);
+  return db
+    .select()
+    .from(actorEvents)
+    .where(and(eq(actorEvents.actorId, actorId), gt(actorEvents.revision, revision)))
+    .orderBy(asc(actorEvents.revision));
+}

@@ -1,18 +1,25 @@
 /**
  * The actor system: every task, session, lease and order is an XState actor spawned here under an id.
- * Each transition is persisted (snapshot plus the capability's own record, in one transaction or savepoint)
- * before subscribers hear of it, so what an SSE stream shows has already survived a crash. A busy kind may
- * commit its transitions a turn at a time (ActorKind.groupCommit, actors/turn-transaction.ts).
+ *
+ * A transition happens in memory at once; its write (the snapshot row, the kind's own record, and for streamed
+ * kinds an entry in the event log) joins a batch that the writer commits in one transaction as soon as the previous
+ * batch is done: under load the batches grow and the commits stay few (group commit). `spawn` and `send` resolve
+ * once the transition is committed, and subscribers hear of it only then, so what a stream shows has already
+ * survived a crash. One actor's writes go in order; different actors' go out together. A batch that fails is
+ * rolled back whole and each actor's writes are retried on their own, so a refused write fails only its actor,
+ * which goes back to its last committed snapshot (kept in memory: no read is needed, even with the store gone).
+ *
+ * Ownership: each row names the node that holds the actor and a fencing token; a write changes the row only while
+ * both still match, so a node that lost an actor to another (docs/deploy.md) can never write it again.
  *
  * Deadlines: XState does not persist `after:` timers, so a machine that needs one keeps `deadline` (epoch ms)
  * in its context; the system keeps a timer armed for it (re-armed on restore) and sends `{ type: "DEADLINE" }`.
  */
 import { createActor, type Actor, type AnyStateMachine, type EventFrom, type InputFrom, type SnapshotFrom } from "xstate";
-import type { Db, DbOrTx } from "../src/db/client.ts";
+import { isUniqueViolation, type Db, type DbOrTx } from "../src/db/client.ts";
 import type { ActorRow } from "../src/db/schema.ts";
 import type { Logger } from "../src/log.ts";
-import { TurnTransaction } from "./turn-transaction.ts";
-import { activeActors, deleteFinishedBefore, findActor, insertActor, saveActor } from "./repo.ts";
+import { claimActors, deleteFinishedBefore, insertActor, logEvent, updateActor } from "./repo.ts";
 
 export const DEADLINE = "DEADLINE" as const;
 export type DeadlineEvent = { type: typeof DEADLINE };
@@ -21,16 +28,15 @@ export interface ActorKind<M extends AnyStateMachine = AnyStateMachine> {
   /** Stored with each snapshot; names the machine to restore it with. */
   kind: string;
   machine: M;
-  /** Writes the capability's own record of the actor, in the transaction that stores the snapshot. */
-  record?(tx: DbOrTx, id: string, snapshot: SnapshotFrom<M>): void;
   /**
-   * Store this kind's transitions with the others of the same event-loop turn, in one transaction committed as
-   * the turn ends: far fewer commits under load. spawn/send then return before the change is committed (a refused
-   * write still throws at once); subscribers hear of it after the commit, and an answer that acknowledges it
-   * must first await `committed()`. Other kinds commit before spawn/send return.
+   * Writes the capability's own record of the actor, in the transaction that stores the snapshot; `previous` is
+   * the snapshot before this transition (none for the first). Throwing refuses the transition: nothing of it is
+   * stored and the actor goes back to its last stored snapshot.
    */
-  groupCommit?: boolean;
-  /** Called once for each actor restored at boot (e.g. to fail work that was interrupted). */
+  record?(tx: DbOrTx, id: string, snapshot: SnapshotFrom<M>, previous: SnapshotFrom<M> | undefined): Promise<void>;
+  /** Appends each transition to the event log, which subscribers on any node read in order (A2A task streams). */
+  logged?: boolean;
+  /** Called once for each actor restored (at boot, or taken over from a node that died), e.g. to resume its work. */
   restored?(actor: Actor<M>): void;
   /** How long a final actor stays addressable before it is retired; defaults to the system's retention. */
   retentionMs?: number;
@@ -42,11 +48,19 @@ export interface ActorKind<M extends AnyStateMachine = AnyStateMachine> {
   releaseFinal?: boolean;
 }
 
-/** The database refused a transition; the actor is put back to its last stored snapshot. */
+/** The store refused a transition; the actor is put back to its last stored snapshot. */
 export class ActorPersistError extends Error {
   constructor(id: string, cause: unknown) {
     super(`actor ${id}: transition could not be stored, so it did not happen`, { cause });
     this.name = "ActorPersistError";
+  }
+}
+
+/** Another node holds the actor now (it took over this node's lease); this node lets its copy go. */
+export class ActorFencedError extends Error {
+  constructor(id: string) {
+    super(`actor ${id} is held by another node now; this node's copy was let go`);
+    this.name = "ActorFencedError";
   }
 }
 
@@ -69,10 +83,11 @@ export class ActorExistsError extends Error {
   }
 }
 
-type Listener = (snapshot: SnapshotFrom<AnyStateMachine>) => void;
-type WriteTransition = (id: string, entry: Entry, snapshot: SnapshotFrom<AnyStateMachine>, now: Date, finished: boolean, deadline?: number) => void;
+type Snapshot = SnapshotFrom<AnyStateMachine>;
+type Listener = (snapshot: Snapshot) => void;
 
 interface Entry {
+  id: string;
   kind: ActorKind;
   actor: Actor<AnyStateMachine>;
   createdAt: Date;
@@ -80,9 +95,17 @@ interface Entry {
   subscription?: { unsubscribe(): void };
   timer?: ReturnType<typeof setTimeout>;
   deadline?: number;
-  /** Whether its row exists: a spawned actor's first snapshot is inserted, so a taken id is refused there. */
-  stored: boolean;
-  /** Set when a transition could not be stored; the entry is then replaced from the database. */
+  /** The fencing token this node holds the actor with. */
+  fence: number;
+  /** Transitions queued so far (the next write's revision is one more). */
+  revision: number;
+  /** The last committed snapshot (persisted form) and its revision: what a failed transition goes back to. */
+  stored?: { snapshot: unknown; revision: number; active: boolean };
+  /** The snapshot of the last queued transition: the `previous` of the next one. */
+  last?: Snapshot;
+  /** The write of the last queued transition. */
+  lastWrite?: Write;
+  /** Set when a transition could not be stored; the entry is then replaced by its last stored snapshot. */
   failed?: unknown;
   /** After a failed transition, its deadline fires no sooner than this, so a store that keeps failing is not retried in a hot loop. */
   retryNotBefore?: number;
@@ -90,11 +113,27 @@ interface Entry {
   sentThisTurn: number;
 }
 
+/** One transition on its way to the store. */
+interface Write {
+  entry: Entry;
+  snapshot: Snapshot;
+  previous?: Snapshot;
+  /** The persisted form, taken when the transition happened (the actor moves on). */
+  persisted: unknown;
+  revision: number;
+  at: Date;
+  /** Those subscribed when it happened: they are told once it is committed. */
+  listeners: Listener[];
+  done: PromiseWithResolvers<void>;
+}
+
 export interface ActorSystemOptions {
   db: Db;
   log: Logger;
   /** Default time a final actor is kept before it is retired. */
   retentionMs: number;
+  /** This node's id: the owner written on every actor it holds. */
+  node?: string;
   now?: () => number;
 }
 
@@ -106,26 +145,28 @@ const sendsPerTurn = 1000;
 const failedRetryMs = 1000;
 
 export class ActorSystem {
+  readonly node: string;
   readonly #kinds = new Map<string, ActorKind>();
   readonly #entries = new Map<string, Entry>();
   readonly #db: Db;
   readonly #log: Logger;
   readonly #retentionMs: number;
   readonly #now: () => number;
-  readonly #turn: TurnTransaction;
-  readonly #store: WriteTransition;
   #sweeper?: ReturnType<typeof setInterval>;
   /** Entries sent to in this turn; their counts are reset when the turn ends. */
   readonly #sentTo = new Set<Entry>();
+  /** Transitions waiting for the next batch. */
+  #queue: Write[] = [];
+  #flushing?: Promise<void>;
+  #scheduled = false;
+  #stopped = false;
 
-  constructor({ db, log, retentionMs, now = Date.now }: ActorSystemOptions) {
+  constructor({ db, log, retentionMs, node = `node-${crypto.randomUUID().slice(0, 8)}`, now = Date.now }: ActorSystemOptions) {
     this.#db = db;
     this.#log = log.child({ component: "actors" });
     this.#retentionMs = retentionMs;
     this.#now = now;
-    this.#turn = new TurnTransaction(db.$client, this.#log);
-    // bun:sqlite's own transaction (a savepoint when one is open), made once: drizzle's builds a query API per call.
-    this.#store = db.$client.transaction((...args: Parameters<WriteTransition>) => this.#write(...args));
+    this.node = node;
   }
 
   register<M extends AnyStateMachine>(kind: ActorKind<M>): void {
@@ -134,20 +175,17 @@ export class ActorSystem {
   }
 
   /**
-   * Starts a new actor; its initial snapshot is written before this returns (committed too, unless the kind
-   * commits a turn at a time: see groupCommit). `from`, a snapshot of the kind's machine (machine.resolveState),
-   * starts it there instead of at the machine's initial state.
+   * Starts a new actor and resolves with it once its initial snapshot is committed; rejects with ActorExistsError
+   * when the id is taken, or ActorPersistError when the store refused it (the actor is then gone). The actor is
+   * live (`get`, `tell`) as soon as this is called. `from`, a snapshot of the kind's machine (machine.resolveState),
+   * starts it there instead of at the initial state.
    */
-  spawn<M extends AnyStateMachine>(kind: ActorKind<M>, id: string, input: InputFrom<M>, from?: SnapshotFrom<M>): Actor<M> {
+  async spawn<M extends AnyStateMachine>(kind: ActorKind<M>, id: string, input: InputFrom<M>, from?: SnapshotFrom<M>): Promise<Actor<M>> {
     if (this.#entries.has(id)) throw new ActorExistsError(id);
     const registered = this.#kindOf(kind.kind);
     const actor = createActor(registered.machine, from ? { id, snapshot: from } : { id, input });
-    const entry = this.#track(id, registered, actor, new Date(this.#now()), false);
-    if (entry.failed instanceof ActorExistsError) {
-      this.#forget(id);
-      throw entry.failed;
-    }
-    if (entry.failed) throw new ActorPersistError(id, entry.failed);
+    const entry = this.#track(id, registered, actor, new Date(this.#now()), { fence: 1, revision: 0 });
+    await this.#settled(entry, entry.lastWrite);
     return actor as unknown as Actor<M>;
   }
 
@@ -162,20 +200,36 @@ export class ActorSystem {
   }
 
   /**
-   * Sends an event to a live actor; false when there is none under that id. Throws ActorPersistError when the
-   * resulting transition could not be stored (the actor then stays at its last stored snapshot).
+   * Sends an event to a live actor and resolves once the transition it caused (if any) is committed; false when
+   * there is no live actor under that id. Rejects with ActorPersistError when the transition could not be stored
+   * (the actor then goes back to its last stored snapshot).
    */
-  send<M extends AnyStateMachine>(kind: ActorKind<M>, id: string, event: EventFrom<M>): boolean {
+  async send<M extends AnyStateMachine>(kind: ActorKind<M>, id: string, event: EventFrom<M>): Promise<boolean> {
     const entry = this.#entries.get(id);
     if (!entry || entry.kind.kind !== kind.kind) return false;
     this.#count(id, entry);
+    const before = entry.lastWrite;
     entry.actor.send(event);
-    if (entry.failed) throw new ActorPersistError(id, entry.failed);
+    if (entry.lastWrite !== before) await this.#settled(entry, entry.lastWrite);
     return true;
   }
 
   /**
-   * Calls `listener` with every persisted snapshot of the actor from now on. Returns the unsubscribe function,
+   * Sends an event without waiting for its commit: the actor moves at once and its write goes with the next batch;
+   * a refused write is logged and the actor goes back to its last stored snapshot. For actors whose truth is this
+   * process (a browser, a gateway connection), whose callers act on the move at once. False when there is no live
+   * actor under that id.
+   */
+  tell<M extends AnyStateMachine>(kind: ActorKind<M>, id: string, event: EventFrom<M>): boolean {
+    const entry = this.#entries.get(id);
+    if (!entry || entry.kind.kind !== kind.kind) return false;
+    this.#count(id, entry);
+    entry.actor.send(event);
+    return true;
+  }
+
+  /**
+   * Calls `listener` with every committed snapshot of the actor from now on. Returns the unsubscribe function,
    * or undefined when no live actor has that id.
    */
   subscribe<M extends AnyStateMachine>(kind: ActorKind<M>, id: string, listener: (snapshot: SnapshotFrom<M>) => void) {
@@ -185,17 +239,25 @@ export class ActorSystem {
     return () => void entry.listeners.delete(listener as Listener);
   }
 
-  /** Brings back every actor that had not finished when the process stopped. Returns how many. */
-  restore(): number {
+  /**
+   * Takes over and brings back the active actors this node may run: its own from before a restart, those a guest
+   * process spawned, and those of nodes whose lease ran out. Returns how many.
+   */
+  async restore(): Promise<number> {
     let restored = 0;
-    for (const row of activeActors(this.#db)) {
+    for (const row of await claimActors(this.#db, this.node, new Date(this.#now()))) {
+      if (this.#entries.has(row.id)) this.#forget(row.id); // held under an older token: the claim supersedes it
       const kind = this.#kinds.get(row.kind);
       if (!kind) {
         this.#log.warn("actor of unknown kind left as it is", { actorId: row.id, kind: row.kind });
         continue;
       }
       const actor = createActor(kind.machine, { id: row.id, snapshot: row.snapshot as never });
-      this.#track(row.id, kind, actor, row.createdAt, true);
+      this.#track(row.id, kind, actor, row.createdAt, {
+        fence: row.fence,
+        revision: row.revision,
+        stored: { snapshot: row.snapshot, revision: row.revision, active: true },
+      });
       kind.restored?.(actor);
       restored++;
     }
@@ -204,11 +266,11 @@ export class ActorSystem {
   }
 
   /** Retires final actors whose retention has passed: stopped, forgotten, their snapshot rows deleted. */
-  sweep(): number {
+  async sweep(): Promise<number> {
     let retired = 0;
     for (const kind of this.#kinds.values()) {
       const before = new Date(this.#now() - (kind.retentionMs ?? this.#retentionMs));
-      for (const id of deleteFinishedBefore(this.#db, kind.kind, before)) {
+      for (const id of await deleteFinishedBefore(this.#db, kind.kind, before)) {
         this.#forget(id);
         retired++;
       }
@@ -218,7 +280,9 @@ export class ActorSystem {
 
   /** Sweeps every `intervalMs` until stopped; the timer never keeps the process alive. */
   startSweeping(intervalMs: number): void {
-    this.#sweeper = setInterval(() => this.sweep(), intervalMs);
+    this.#sweeper = setInterval(() => {
+      this.sweep().catch((error) => this.#log.warn("retiring finished actors failed; will try again", { error }));
+    }, intervalMs);
     this.#sweeper.unref();
   }
 
@@ -232,20 +296,21 @@ export class ActorSystem {
     return { live: this.#entries.size, active, byKind };
   }
 
-  /** Resolves once every transition so far is committed (see ActorKind.groupCommit); rejects if it could not be. */
-  committed(): Promise<void> {
-    return this.#turn.committed();
+  /** Resolves once every transition so far has been written or refused (each refusal reaches its own sender). */
+  async committed(): Promise<void> {
+    while (this.#queue.length || this.#flushing) await (this.#flushing ?? this.#flush());
   }
 
-  /** True while transitions of this turn await their commit. */
+  /** True while transitions wait for their commit. */
   get uncommitted(): boolean {
-    return this.#turn.pending;
+    return this.#queue.length > 0 || this.#flushing !== undefined;
   }
 
-  /** Stops every actor without touching what is stored: a restart restores them as they were. */
-  stop(): void {
-    this.#turn.commit();
+  /** Writes what is queued, then stops every actor without touching what is stored: a restart restores them as they were. */
+  async stop(): Promise<void> {
     clearInterval(this.#sweeper);
+    await this.committed().catch(() => {});
+    this.#stopped = true;
     for (const id of [...this.#entries.keys()]) this.#forget(id);
   }
 
@@ -274,118 +339,183 @@ export class ActorSystem {
     kind: ActorKind,
     actor: Actor<AnyStateMachine>,
     createdAt: Date,
-    stored: boolean,
-    listeners = new Set<Listener>(),
-    retryNotBefore?: number,
+    state: Pick<Entry, "fence" | "revision" | "stored" | "retryNotBefore"> & { listeners?: Set<Listener> },
   ): Entry {
-    const entry: Entry = { kind, actor, createdAt, listeners, stored, retryNotBefore, sentThisTurn: 0 };
+    const { listeners = new Set<Listener>(), ...rest } = state;
+    const entry: Entry = { id, kind, actor, createdAt, listeners, sentThisTurn: 0, ...rest };
     this.#entries.set(id, entry);
     // A stored actor announces its stored snapshot when it starts: nothing to write or tell, only its deadline to
     // arm. (Writing it again would also turn a store that keeps failing into a loop of reverts.)
-    let last: unknown = stored ? actor.getSnapshot() : undefined;
+    const restored = entry.stored !== undefined;
+    if (restored) entry.last = actor.getSnapshot();
+    let last: unknown = restored ? actor.getSnapshot() : undefined;
     entry.subscription = actor.subscribe({
       next: (snapshot) => {
         if (snapshot === last) return; // an event that changed nothing
         last = snapshot;
-        this.#persist(id, entry, snapshot);
+        this.#enqueue(entry, snapshot);
       },
       error: (error) => {
         this.#log.error("actor failed", { actorId: id, kind: kind.kind, error });
-        this.#persist(id, entry, actor.getSnapshot());
+        this.#enqueue(entry, actor.getSnapshot());
       },
     });
     actor.start();
-    if (stored && actor.getSnapshot().status === "active") this.#arm(id, entry, deadlineOf(actor.getSnapshot()));
+    if (restored && actor.getSnapshot().status === "active") this.#arm(entry, deadlineOf(actor.getSnapshot()));
     return entry;
   }
 
-  /** Replaces a live actor whose transition was not stored with one restored from its last stored snapshot. */
-  #revert(id: string, entry: Entry): void {
-    if (this.#entries.get(id) !== entry) return;
+  #enqueue(entry: Entry, snapshot: Snapshot): void {
+    if (entry.failed) return; // its later transitions go with the failed one
+    const write: Write = {
+      entry,
+      snapshot,
+      previous: entry.last,
+      persisted: entry.actor.getPersistedSnapshot(),
+      revision: ++entry.revision,
+      at: new Date(this.#now()),
+      listeners: [...entry.listeners],
+      done: Promise.withResolvers<void>(),
+    };
+    // Whoever awaits it hears of a failure; nobody awaiting is not a crash.
+    write.done.promise.catch(() => {});
+    entry.last = snapshot;
+    entry.lastWrite = write;
+    this.#queue.push(write);
+    if (!this.#scheduled && !this.#flushing) {
+      this.#scheduled = true;
+      // At the end of this turn, so the turn's other transitions join the batch.
+      setImmediate(() => void this.#flush());
+    }
+  }
+
+  /** Waits for a write of `entry`; rejects as the entry failed. */
+  async #settled(entry: Entry, write: Write | undefined): Promise<void> {
+    if (!write) return;
+    try {
+      await write.done.promise;
+    } catch (error) {
+      if (error instanceof ActorExistsError || error instanceof ActorFencedError) throw error;
+      throw new ActorPersistError(entry.id, error);
+    }
+  }
+
+  #flush(): Promise<void> {
+    this.#scheduled = false;
+    if (this.#flushing) return this.#flushing;
+    const batch = this.#queue;
+    this.#queue = [];
+    if (!batch.length) return Promise.resolve();
+    this.#flushing = this.#store(batch).finally(() => {
+      this.#flushing = undefined;
+      if (this.#queue.length && !this.#stopped) void this.#flush();
+    });
+    return this.#flushing;
+  }
+
+  /** Commits a batch; if that fails, each actor's writes on their own, so only the faulty ones fail. */
+  async #store(batch: Write[]): Promise<void> {
+    const chains = [...Map.groupBy(batch, (write) => write.entry).values()];
+    try {
+      await this.#db.transaction((tx) => writeAll(tx, chains, (tx, write) => this.#write(tx, write)));
+    } catch (error) {
+      if (chains.length === 1) return this.#failed(chains[0]!, error);
+      for (const chain of chains) {
+        try {
+          await this.#db.transaction((tx) => writeAll(tx, [chain], (tx, write) => this.#write(tx, write)));
+        } catch (error) {
+          this.#failed(chain, error);
+          continue;
+        }
+        this.#committed(chain);
+      }
+      return;
+    }
+    this.#committed(batch);
+  }
+
+  /** Writes one transition: the snapshot row (fenced), the log entry and the kind's record. */
+  async #write(tx: DbOrTx, { entry, snapshot, previous, persisted, revision, at }: Write): Promise<void> {
+    const finished = snapshot.status !== "active";
+    const row: ActorRow = {
+      id: entry.id,
+      kind: entry.kind.kind,
+      status: snapshot.status === "active" ? "active" : snapshot.status === "error" ? "error" : "done",
+      state: snapshot.value ?? null,
+      snapshot: persisted,
+      deadline: finished ? null : (deadlineOf(snapshot) ?? null),
+      createdAt: entry.createdAt,
+      updatedAt: at,
+      finishedAt: finished ? at : null,
+      owner: this.node,
+      fence: entry.fence,
+      revision,
+    };
+    if (revision === 1 && !entry.stored) {
+      try {
+        await insertActor(tx, row);
+      } catch (error) {
+        throw isUniqueViolation(error) ? new ActorExistsError(entry.id) : error;
+      }
+    } else if (!(await updateActor(tx, row))) throw new ActorFencedError(entry.id);
+    if (entry.kind.logged) await logEvent(tx, { actorId: entry.id, revision, snapshot: persisted, at });
+    await entry.kind.record?.(tx, entry.id, snapshot, previous);
+  }
+
+  #committed(writes: Write[]): void {
+    for (const write of writes) {
+      const { entry, snapshot } = write;
+      entry.stored = { snapshot: write.persisted, revision: write.revision, active: snapshot.status === "active" };
+      entry.retryNotBefore = undefined;
+      const current = this.#entries.get(entry.id) === entry;
+      if (current && entry.lastWrite === write) this.#arm(entry, snapshot.status === "active" ? deadlineOf(snapshot) : undefined);
+      this.#notify(entry, snapshot, write.listeners);
+      write.done.resolve();
+      if (current && snapshot.status !== "active" && entry.kind.releaseFinal && entry.lastWrite === write) this.#forget(entry.id);
+    }
+  }
+
+  /** A chain of one actor's writes was refused: they and the actor's later ones fail, and the actor goes back. */
+  #failed(chain: Write[], error: unknown): void {
+    const entry = chain[0]!.entry;
+    if (error instanceof ActorFencedError) this.#log.warn("actor taken over by another node; letting it go", { actorId: entry.id, kind: entry.kind.kind });
+    else if (!(error instanceof ActorExistsError)) this.#log.error("actor transition could not be stored; reverting", { actorId: entry.id, kind: entry.kind.kind, error });
+    entry.failed = error;
+    const later = this.#queue.filter((write) => write.entry === entry);
+    this.#queue = this.#queue.filter((write) => write.entry !== entry);
+    for (const write of [...chain, ...later]) write.done.reject(error);
+    this.#revert(entry, error instanceof ActorFencedError);
+  }
+
+  /** Replaces an actor whose transition was not stored with its last stored snapshot; a fenced one is let go. */
+  #revert(entry: Entry, fenced: boolean): void {
+    if (this.#entries.get(entry.id) !== entry) return;
     // Copied: forgetting the entry clears its set, and its subscribers stay with the restored actor.
     const listeners = new Set(entry.listeners);
-    this.#forget(id);
-    const row = findActor(this.#db, id);
-    if (row?.status !== "active") return;
-    const actor = createActor(entry.kind.machine, { id, snapshot: row.snapshot as never });
-    this.#track(id, entry.kind, actor, row.createdAt, true, listeners, this.#now() + failedRetryMs);
+    this.#forget(entry.id);
+    if (fenced || !entry.stored?.active || this.#stopped) return;
+    const actor = createActor(entry.kind.machine, { id: entry.id, snapshot: entry.stored.snapshot as never });
+    this.#track(entry.id, entry.kind, actor, entry.createdAt, {
+      fence: entry.fence,
+      revision: entry.stored.revision,
+      stored: entry.stored,
+      listeners,
+      retryNotBefore: this.#now() + failedRetryMs,
+    });
   }
 
-  #persist(id: string, entry: Entry, snapshot: SnapshotFrom<AnyStateMachine>): void {
-    const now = new Date(this.#now());
-    const finished = snapshot.status !== "active";
-    const deadline = finished ? undefined : deadlineOf(snapshot);
-    let joined = false;
-    try {
-      // A grouped kind joins the turn's transaction. An immediate one is stored on its own: what the turn holds so
-      // far is committed first, so that this write commits as it is made.
-      if (!entry.kind.groupCommit) this.#turn.commit();
-      joined = entry.kind.groupCommit === true && this.#turn.join();
-      this.#store(id, entry, snapshot, now, finished, deadline);
-    } catch (error) {
-      // A spawn under a taken id: nothing was stored and nothing is to be put back.
-      if (error instanceof ActorExistsError) entry.failed = error;
-      else this.#fail(id, entry, error);
-      return;
-    }
-    entry.retryNotBefore = undefined;
-    this.#arm(id, entry, deadline);
-    const release = finished && entry.kind.releaseFinal === true;
-    if (!joined) {
-      this.#notify(id, entry, snapshot, entry.listeners);
-      // Not while XState is still delivering this snapshot.
-      if (release) queueMicrotask(() => this.#release(id, entry));
-      return;
-    }
-    // Told after the commit: those subscribed when it happened and still subscribed then.
-    const listeners = [...entry.listeners];
-    this.#turn.settle(
-      () => {
-        this.#notify(id, entry, snapshot, listeners);
-        if (release) this.#release(id, entry);
-      },
-      (error) => this.#fail(id, entry, error),
-    );
-  }
-
-  #fail(id: string, entry: Entry, error: unknown): void {
-    if (entry.failed) return; // a rolled-back group fails each of its transitions; one revert undoes them all
-    this.#log.error("actor transition could not be stored; reverting", { actorId: id, kind: entry.kind.kind, error });
-    entry.failed = error;
-    queueMicrotask(() => this.#revert(id, entry));
-  }
-
-  #notify(id: string, entry: Entry, snapshot: SnapshotFrom<AnyStateMachine>, listeners: Iterable<Listener>): void {
+  #notify(entry: Entry, snapshot: Snapshot, listeners: Iterable<Listener>): void {
     for (const listener of listeners) {
       if (!entry.listeners.has(listener)) continue;
       try {
         listener(snapshot);
       } catch (error) {
-        this.#log.error("actor subscriber failed", { actorId: id, error });
+        this.#log.error("actor subscriber failed", { actorId: entry.id, error });
       }
     }
   }
 
-  /** Writes one transition: the snapshot row and the kind's record. Runs inside #store's transaction. */
-  #write(...[id, entry, snapshot, now, finished, deadline]: Parameters<WriteTransition>): void {
-    const row: ActorRow = {
-      id,
-      kind: entry.kind.kind,
-      status: snapshot.status === "active" ? "active" : snapshot.status === "error" ? "error" : "done",
-      state: snapshot.value ?? null,
-      snapshot: entry.actor.getPersistedSnapshot(),
-      deadline: deadline ?? null,
-      createdAt: entry.createdAt,
-      updatedAt: now,
-      finishedAt: finished ? now : null,
-    };
-    if (entry.stored) saveActor(this.#db, row);
-    else if (insertActor(this.#db, row)) entry.stored = true;
-    else throw new ActorExistsError(id);
-    entry.kind.record?.(this.#db, id, snapshot);
-  }
-
-  #arm(id: string, entry: Entry, deadline: number | undefined): void {
+  #arm(entry: Entry, deadline: number | undefined): void {
     if (entry.deadline === deadline) return;
     clearTimeout(entry.timer);
     entry.deadline = deadline;
@@ -396,13 +526,9 @@ export class ActorSystem {
       entry.timer = undefined;
       if (delay > maxTimer) {
         entry.deadline = undefined;
-        this.#arm(id, entry, deadline);
+        this.#arm(entry, deadline);
       } else entry.actor.send({ type: DEADLINE });
     }, Math.min(delay, maxTimer));
-  }
-
-  #release(id: string, entry: Entry): void {
-    if (this.#entries.get(id) === entry && !entry.failed) this.#forget(id);
   }
 
   #forget(id: string): void {
@@ -417,7 +543,21 @@ export class ActorSystem {
   }
 }
 
-function deadlineOf(snapshot: SnapshotFrom<AnyStateMachine>): number | undefined {
+/**
+ * Writes each actor's chain in order, the chains side by side (pipelined on PostgreSQL). Every chain is let finish
+ * before the first error is thrown, so nothing is still writing when the transaction rolls back.
+ */
+async function writeAll(tx: DbOrTx, chains: Write[][], write: (tx: DbOrTx, write: Write) => Promise<void>): Promise<void> {
+  const outcomes = await Promise.allSettled(
+    chains.map(async (chain) => {
+      for (const each of chain) await write(tx, each);
+    }),
+  );
+  const failure = outcomes.find((o) => o.status === "rejected");
+  if (failure) throw (failure as PromiseRejectedResult).reason;
+}
+
+function deadlineOf(snapshot: Snapshot): number | undefined {
   const deadline = (snapshot.context as { deadline?: unknown } | undefined)?.deadline;
   return typeof deadline === "number" && Number.isFinite(deadline) ? deadline : undefined;
 }

@@ -39,6 +39,22 @@ export const ConfigSchema = Type.Object(
     actors: Section({
       retention_seconds: Type.Integer({ minimum: 0, default: 3600 }),
     }),
+    /** The store: SQLite in data_dir by default; a PostgreSQL URL (or DATABASE_URL) lets several nodes share one. */
+    database: Section({
+      /** postgres://user:password@host:port/database; empty means the SQLite file <data_dir>/platform.db. */
+      url: Type.String({ default: "" }),
+      /** Connections each node keeps open to PostgreSQL at most (one more listens for notifications). */
+      pool_size: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
+      /** How long a query waits for a connection to PostgreSQL before the request fails with 503. */
+      connect_timeout_ms: Type.Integer({ minimum: 100, maximum: 600_000, default: 3000 }),
+    }),
+    /** Several nodes on one PostgreSQL store: docs/deploy.md. */
+    cluster: Section({
+      /** This node's name in the store; empty means one made at start. A stable name lets a restart reclaim its actors at once. */
+      node_id: Type.String({ default: "", pattern: "^([A-Za-z0-9._-]{1,64})?$" }),
+      /** How long a node that stopped renewing keeps its actors before another node takes them over. */
+      lease_ms: Type.Integer({ minimum: 500, maximum: 600_000, default: 10_000 }),
+    }),
     mcp: Section({
       default_server: Type.String({ minLength: 1, default: "platform" }),
       /** Web origins, besides this machine's own, whose pages may call MCP over HTTP (DNS-rebinding guard). */
@@ -256,6 +272,7 @@ const envAliases: Record<string, string> = {
   LOG_LEVEL: "log.level",
   PLATFORM_ENV: "environment",
   CHAT_TOKEN: "chat.token",
+  DATABASE_URL: "database.url",
 };
 const notConfigKeys = new Set(["PLATFORM_CONFIG"]);
 

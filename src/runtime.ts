@@ -2,14 +2,16 @@
  * Boots the shared runtime: database, actor system, MCP registry, health, and every capability. Used by both
  * `serve` and `mcp <server>`, so a tool behaves the same whichever way an assistant reaches it.
  */
+import { randomUUID } from "node:crypto";
 import { mkdirSync } from "node:fs";
-import { join } from "node:path";
+import { hostname } from "node:os";
 import { ActorSystem } from "../actors/system.ts";
 import { capabilities as defaultCapabilities } from "./capabilities.ts";
 import type { Capability, CapabilityFactory, Runtime } from "./capability.ts";
 import type { Config } from "./config.ts";
 import { lockDataDir } from "./data-dir-lock.ts";
-import { openDatabase, type DatabaseHandle } from "./db/client.ts";
+import { openDatabase, storeOptions, type DatabaseHandle } from "./db/client.ts";
+import { StoreWatch } from "./db/watch.ts";
 import { Health } from "./health.ts";
 import type { Logger } from "./log.ts";
 import { LoopLag } from "./loop-lag.ts";
@@ -52,21 +54,20 @@ export async function startRuntime(
   const lock = role === "owner" ? lockDataDir(config.data_dir) : undefined;
   let database: DatabaseHandle;
   try {
-    database = openDatabase(join(config.data_dir, "platform.db"));
+    database = await openDatabase(storeOptions(config));
   } catch (error) {
     lock?.release();
     throw error;
   }
-  const actors = new ActorSystem({ db: database.db, log, retentionMs: config.actors.retention_seconds * 1000 });
+  const node = config.cluster.node_id || `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
+  const actors = new ActorSystem({ db: database.db, log, retentionMs: config.actors.retention_seconds * 1000, node });
   const health = new Health(version);
   const metrics = new Metrics();
   const runtime: Runtime = { config, log, database, actors, mcp: new McpRegistry(version, { settled: () => actors.committed() }), health, metrics, role };
   const loopLag = new LoopLag();
 
-  health.register("database", () => {
-    database.sqlite.query("SELECT 1").get();
-    return { status: "ok" };
-  });
+  const storeWatch = new StoreWatch(database, log);
+  health.register("database", () => storeWatch.health());
   health.register("actors", () => ({ status: "ok", ...actors.stats() }));
   // Figures only: a loop that stands still cannot answer /health at all; this says how long it last stood.
   health.register("eventLoop", () => ({ status: "ok", ...loopLag.stats() }));
@@ -98,16 +99,17 @@ export async function startRuntime(
         log.error("capability failed to stop", { capability: capability.name, error });
       }
     }
-    actors.stop();
+    await actors.stop();
     loopLag.stop();
-    database.close();
+    storeWatch.stop();
+    await database.close();
     lock?.release();
   };
   try {
     for (const factory of mcpServer === undefined ? factories : factoriesServing(mcpServer, factories))
       capabilities.push(await factory(runtime));
     if (role === "owner") {
-      actors.restore();
+      await actors.restore();
       actors.startSweeping(Math.min(60_000, Math.max(1000, config.actors.retention_seconds * 100)));
       for (const capability of capabilities) await capability.start?.();
     }

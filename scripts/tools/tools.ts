@@ -29,5 +29,12 @@ export const tools: Recipe[] = [
     "OpenTofu, the binary the infra server runs",
   ),
   goInstall("terraform-ls", "github.com/hashicorp/terraform-ls", "v0.39.0", "the language server behind the infra server's LSP tools"),
+  // Debian's PostgreSQL server: the tests start throwaway clusters of it (initdb in a temp folder) as the shared store.
+  debian(
+    "postgresql",
+    ["postgresql-15"],
+    { initdb: "/usr/lib/postgresql/15/bin/initdb", postgres: "/usr/lib/postgresql/15/bin/postgres" },
+    "the PostgreSQL server the store and cluster tests run against",
+  ),
   pythonVenv("checkov", "checkov", "3.3.30", ["checkov"], "the scanner the infra security rules are checked against"),
 ];

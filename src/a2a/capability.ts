@@ -68,14 +68,15 @@ export const a2aCapability: CapabilityFactory = (runtime) => {
     // What the runtime catches before /rpc reads a body (an oversized one, a fault) still answers in JSON-RPC.
     errors: { prefix: "/rpc", render: ({ kind, message, status }) => rpcErrorResponse(rpcCodeOf[kind], message, status) },
     // Tools are read here, not in the factory, so capabilities listed after this one are included too.
-    start() {
+    async start() {
+      await push.start();
       for (const { type, tool } of toolTaskTypes(mcp)) {
         server.registerTaskHandler(type, toolHandler(tool, a2aLog.child({ taskType: type })), { capability: type });
         capabilities.push(new Capability({ name: type, description: tool.description, parameters: tool.input as Record<string, unknown> }));
       }
       const unknown = [defaultSkill, ...publicSkills].filter((skill) => skill && !server.handlers.get(skill));
       if (unknown.length) throw new Error(`a2a.default_skill and a2a.public_skills name skills this agent does not have: ${unknown.join(", ")}; it has: ${server.handlers.types().join(", ")}`);
-      server.recoverInterrupted();
+      await server.recoverInterrupted();
     },
   };
 };
@@ -125,7 +126,7 @@ export function toolHandler(tool: Tool, log: Logger): TaskHandler {
         caller: callerId,
         progress: async (progress) => {
           task.metadata.progress = progress;
-          update(task);
+          await update(task);
         },
       },
       log,

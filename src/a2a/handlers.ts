@@ -12,8 +12,8 @@ export interface TaskHandlerContext {
   signal: AbortSignal;
   /** The verified identity of whoever sent the task, when the transport established one. */
   callerId?: string;
-  /** Stores the task's progress so far (messages, artifacts, metadata); watchers see it at once. */
-  update(task: Task): Task;
+  /** Stores the task's progress so far (messages, artifacts, metadata); watchers see it once it is stored. */
+  update(task: Task): Promise<Task>;
 }
 
 /** Returns the task (changed as it likes) or nothing; a returned task still in progress is completed. */
@@ -64,15 +64,15 @@ export class TaskHandlers {
       if (update.state === "cancelled") cancelled.abort(new Error(`task ${task.id} was cancelled`));
     });
     try {
-      const working = task.state === "running" ? task : manager.start(task.id);
+      const working = task.state === "running" ? task : await manager.start(task.id);
       const context: TaskHandlerContext = { signal: cancelled.signal, callerId, update: (t) => manager.updateTask(t) };
       const returned = (await entry.handler(working, context)) ?? working;
-      if (cancelled.signal.aborted) return manager.getTask(task.id);
+      if (cancelled.signal.aborted) return await manager.getTask(task.id);
       if (returned.id !== task.id) throw new Error(`the handler returned task ${returned.id} in place of ${task.id}`);
       if (!returned.isTerminal()) returned.markCompleted();
       return this.#settle(() => manager.updateTask(returned));
     } catch (error) {
-      if (cancelled.signal.aborted) return manager.getTask(task.id);
+      if (cancelled.signal.aborted) return await manager.getTask(task.id);
       const message = error instanceof Error ? error.message : String(error);
       this.log?.debug("task handler failed", { taskId: task.id, taskType: task.type, error: message });
       return this.#settle(() => manager.fail(task.id, message || "the handler failed"));
@@ -85,20 +85,20 @@ export class TaskHandlers {
    * Settles tasks that were pending or running when the process stopped: a pending one runs now (its handler
    * never started), a running one resumes if its handler is resumable and otherwise fails as interrupted.
    */
-  recover(manager: TaskManager): void {
+  async recover(manager: TaskManager): Promise<void> {
     for (const id of manager.takeInterrupted()) {
-      const task = manager.getTask(id);
+      const task = await manager.getTask(id);
       if (!task || task.isTerminal()) continue;
       const entry = this.#entries.get(task.type);
       if (task.state === "pending" || entry?.options.resumable) void this.run(manager, task);
-      else this.#settle(() => manager.fail(id, "interrupted: the process stopped while the task was running"));
+      else await this.#settle(() => manager.fail(id, "interrupted: the process stopped while the task was running"));
     }
   }
 
   /** A task cancelled meanwhile refuses further moves: the expected race, not a fault. */
-  #settle(move: () => Task): Task | undefined {
+  async #settle(move: () => Promise<Task>): Promise<Task | undefined> {
     try {
-      return move();
+      return await move();
     } catch (error) {
       if (!(error instanceof TaskStateError)) this.log?.error("task outcome could not be stored", { error });
       return undefined;

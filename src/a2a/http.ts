@@ -99,8 +99,8 @@ export class A2AServer {
   }
 
   /** Settles tasks left pending or running by a previous process (run, resume or fail as interrupted). */
-  recoverInterrupted(): void {
-    this.handlers.recover(this.taskManager);
+  recoverInterrupted(): Promise<void> {
+    return this.handlers.recover(this.taskManager);
   }
 
   /** The routes alone, for mounting into another Elysia app. */
@@ -118,12 +118,13 @@ export class A2AServer {
   }
 
   health() {
-    return { status: "ok" as const, taskTypes: this.handlers.types(), tasks: this.taskManager.countTasks("running") };
+    return { status: "ok" as const, taskTypes: this.handlers.types(), tasks: this.taskManager.countRunning() };
   }
 
   /** Listens on `host:port` (port 0 picks a free one) and resolves with the base URL. */
   async start(host = "0.0.0.0", port = 8443): Promise<string> {
-    this.recoverInterrupted();
+    await this.taskManager.committed();
+    await this.recoverInterrupted();
     const app = this.app.listen(exclusively(host, port));
     this.#listening = app;
     return `http://${app.server!.hostname}:${app.server!.port}`;
@@ -131,7 +132,7 @@ export class A2AServer {
 
   async stop(): Promise<void> {
     await this.#listening?.stop(true);
-    if (this.#ownsManager) this.taskManager.close();
+    if (this.#ownsManager) await this.taskManager.close();
   }
 
   /** An answer leaves once the changes it reports are committed; `failed` answers when they could not be. */
@@ -234,7 +235,7 @@ export class A2AServer {
       )
       .get("/tasks/:id/stream", async ({ params: { id }, request }) => {
         const callerId = callerOf(request);
-        const task = this.taskManager.getTask(id);
+        const task = await this.taskManager.getTask(id);
         try {
           await this.#authorize(callerId, "task.status", { method: "stream", taskId: id, taskType: task?.type });
           if (!task) throw new TaskNotFoundError(id);

@@ -54,7 +54,7 @@ export function buildMethods(deps: MethodDeps): Map<string, Method> {
 
   /** Authorizes `action` on an existing task (policy sees its type), then returns it. */
   async function existing(id: string, action: string, method: string, call: CallContext): Promise<Task> {
-    const task = manager.getTask(id);
+    const task = await manager.getTask(id);
     await authorize(call.callerId, action, { method, taskId: id, taskType: task?.type });
     if (!task) throw new TaskNotFoundError(id);
     return task;
@@ -74,11 +74,12 @@ export function buildMethods(deps: MethodDeps): Map<string, Method> {
     if (push) await authorize(call.callerId, "task.notify", { method, taskType: input.type, metadata: input.metadata });
     if (!handlers.get(input.type)) throw new UnsupportedTaskTypeError(input.type, handlers.types());
     const checked = push && (await pushOf().checked(push.config));
-    const task = manager.createTask({ ...input, owner: call.callerId }, { started: true });
-    if (checked) pushOf().save(task.id, checked, push.version);
+    const task = await manager.createTask({ ...input, owner: call.callerId }, { started: true });
+    // Before the handler starts, so its first change is pushed too.
+    if (checked) await pushOf().save(task.id, checked, push.version);
     const ran = handlers.run(manager, task, call.callerId);
-    if (!blocking || call.notification) return manager.getTask(task.id)!;
-    return (await ran) ?? manager.getTask(task.id)!;
+    if (!blocking || call.notification) return (await manager.getTask(task.id))!;
+    return (await ran) ?? (await manager.getTask(task.id))!;
   }
 
   // --- native ---
@@ -100,7 +101,7 @@ export function buildMethods(deps: MethodDeps): Map<string, Method> {
       async run(params, call) {
         const { id } = parse(TaskIdParams, params);
         await existing(id, "task.cancel", "task.cancel", call);
-        return manager.cancel(id).toDict();
+        return (await manager.cancel(id)).toDict();
       },
     },
   };
@@ -188,7 +189,7 @@ export function buildMethods(deps: MethodDeps): Map<string, Method> {
         async run(params, call) {
           const { id } = parse(Type.Object({ id: Type.String({ minLength: 1 }) }), params);
           await existing(id, "task.cancel", names.cancel, call);
-          return taskTo(version, manager.cancel(id));
+          return taskTo(version, await manager.cancel(id));
         },
       },
       [names.subscribe]: {
@@ -261,7 +262,7 @@ export function buildMethods(deps: MethodDeps): Map<string, Method> {
         const p = parse(Type.Object({ taskId: Type.String({ minLength: 1 }), id: Type.String({ minLength: 1 }) }), params);
         const push = pushOf();
         await notifiable(p.taskId, "GetTaskPushNotificationConfig", call);
-        return v1Config(push.get(p.taskId, p.id));
+        return v1Config(await push.get(p.taskId, p.id));
       },
     },
     ListTaskPushNotificationConfigs: {
@@ -269,7 +270,7 @@ export function buildMethods(deps: MethodDeps): Map<string, Method> {
         const p = parse(Type.Object({ taskId: Type.String({ minLength: 1 }), pageSize: Type.Optional(Type.Integer()), pageToken: Type.Optional(Type.String()) }), params);
         const push = pushOf();
         await notifiable(p.taskId, "ListTaskPushNotificationConfigs", call);
-        return { configs: push.list(p.taskId).map(v1Config), nextPageToken: "" };
+        return { configs: (await push.list(p.taskId)).map(v1Config), nextPageToken: "" };
       },
     },
     DeleteTaskPushNotificationConfig: {
@@ -277,7 +278,7 @@ export function buildMethods(deps: MethodDeps): Map<string, Method> {
         const p = parse(Type.Object({ taskId: Type.String({ minLength: 1 }), id: Type.String({ minLength: 1 }) }), params);
         const push = pushOf();
         await notifiable(p.taskId, "DeleteTaskPushNotificationConfig", call);
-        push.delete(p.taskId, p.id);
+        await push.delete(p.taskId, p.id);
         return null;
       },
     },
@@ -302,8 +303,8 @@ export function buildMethods(deps: MethodDeps): Map<string, Method> {
         const p = parse(Type.Object({ id: Type.String({ minLength: 1 }), pushNotificationConfigId: Type.Optional(Type.String()) }), params);
         const push = pushOf();
         await notifiable(p.id, "tasks/pushNotificationConfig/get", call);
-        if (p.pushNotificationConfigId) return v03Config(push.get(p.id, p.pushNotificationConfigId));
-        const [first] = push.list(p.id);
+        if (p.pushNotificationConfigId) return v03Config(await push.get(p.id, p.pushNotificationConfigId));
+        const [first] = await push.list(p.id);
         if (!first) throw new RpcError(RpcCode.TaskNotFound, `Task ${p.id} has no push notification config`, { id: p.id });
         return v03Config(first);
       },
@@ -313,7 +314,7 @@ export function buildMethods(deps: MethodDeps): Map<string, Method> {
         const p = parse(Type.Object({ id: Type.String({ minLength: 1 }) }), params);
         const push = pushOf();
         await notifiable(p.id, "tasks/pushNotificationConfig/list", call);
-        return push.list(p.id).map(v03Config);
+        return (await push.list(p.id)).map(v03Config);
       },
     },
     "tasks/pushNotificationConfig/delete": {
@@ -321,7 +322,7 @@ export function buildMethods(deps: MethodDeps): Map<string, Method> {
         const p = parse(Type.Object({ id: Type.String({ minLength: 1 }), pushNotificationConfigId: Type.String({ minLength: 1 }) }), params);
         const push = pushOf();
         await notifiable(p.id, "tasks/pushNotificationConfig/delete", call);
-        push.delete(p.id, p.pushNotificationConfigId);
+        await push.delete(p.id, p.pushNotificationConfigId);
         return null;
       },
     },
@@ -347,7 +348,7 @@ export function buildMethods(deps: MethodDeps): Map<string, Method> {
       const after = p.statusTimestampAfter ? new Date(p.statusTimestampAfter) : undefined;
       if (after && Number.isNaN(after.getTime())) throw invalidParams("Invalid params at /statusTimestampAfter: an ISO 8601 timestamp", { path: "/statusTimestampAfter" });
       // A caller sees its own tasks: those it sent with the identity it has now (unidentified callers share theirs).
-      const all = manager.listTasks(state as never, undefined, { contextId: p.contextId || undefined, owner: call.callerId ?? null, updatedAfter: after });
+      const all = await manager.listTasks(state as never, undefined, { contextId: p.contextId || undefined, owner: call.callerId ?? null, updatedAfter: after });
       const offset = p.pageToken ? Number(p.pageToken) : 0;
       if (!Number.isSafeInteger(offset) || offset < 0) throw invalidParams("Invalid params at /pageToken: not a token this server gave", { path: "/pageToken" });
       const pageSize = p.pageSize ?? 50;

@@ -70,11 +70,11 @@ export class PushNotifications {
       kind: deliveryKindName,
       machine: deliveryMachine,
       // Written in the transaction that stores the transition the attempt caused.
-      record: (tx, id, snapshot) => {
+      record: async (tx, id, snapshot) => {
         const { last, taskId, configId } = snapshot.context;
         if (!last || snapshot.value === "sending") return;
         const outcome = snapshot.value === "delivered" ? "delivered" : snapshot.value === "waiting" ? "retrying" : "failed";
-        repo.recordPushAttempt(tx, { deliveryId: id, attempt: last.n, taskId, configId, at: new Date(last.at), status: last.status ?? null, outcome, error: last.error ?? null });
+        await repo.recordPushAttempt(tx, { deliveryId: id, attempt: last.n, taskId, configId, at: new Date(last.at), status: last.status ?? null, outcome, error: last.error ?? null });
       },
       // A delivery that was sending when the process stopped is sent again; a waiting one waits on (its deadline
       // is re-armed by the actor system).
@@ -83,13 +83,17 @@ export class PushNotifications {
       releaseFinal: true,
     };
     options.actors.register(this.kind);
-    for (const row of repo.pushConfigTasks(options.db)) this.#watched.add(row);
     tasks.onChange((update) => this.#changed(update));
+  }
+
+  /** Follows the tasks in progress that have push configs, as they were stored before this process started. */
+  async start(): Promise<void> {
+    for (const row of await repo.pushConfigTasks(this.options.db)) this.#watched.add(row);
   }
 
   /** Sets (or replaces) a push config of a task; the URL must be http(s) and reachable under the egress rules. */
   async set(taskId: string, input: PushConfigInput, version: ProtocolVersion): Promise<A2aPushConfigRow> {
-    if (!this.tasks.getTask(taskId)) throw new TaskNotFoundError(taskId);
+    if (!(await this.tasks.getTask(taskId))) throw new TaskNotFoundError(taskId);
     return this.save(taskId, await this.checked(input), version);
   }
 
@@ -112,13 +116,13 @@ export class PushNotifications {
   }
 
   /**
-   * Stores a checked config at once (no await between a task's creation and its config: its first change is
-   * pushed too). Throws TaskNotFoundError for an unknown task.
+   * Stores a checked config (a new task's before its handler starts, so its first change is pushed too). Throws
+   * TaskNotFoundError for an unknown task.
    */
-  save(taskId: string, input: CheckedConfig, version: ProtocolVersion): A2aPushConfigRow {
-    const task = this.tasks.getTask(taskId);
+  async save(taskId: string, input: CheckedConfig, version: ProtocolVersion): Promise<A2aPushConfigRow> {
+    const task = await this.tasks.getTask(taskId);
     if (!task) throw new TaskNotFoundError(taskId);
-    const existing = repo.pushConfigs(this.options.db, taskId);
+    const existing = await repo.pushConfigs(this.options.db, taskId);
     const id = input.id || crypto.randomUUID();
     if (existing.length >= maxConfigsPerTask && !existing.some((c) => c.id === id))
       throw invalidParams(`Invalid params: a task has at most ${maxConfigsPerTask} push notification configs`);
@@ -132,7 +136,7 @@ export class PushNotifications {
       version,
       createdAt: new Date(),
     };
-    repo.savePushConfig(this.options.db, row);
+    await repo.savePushConfig(this.options.db, row);
     if (!task.isTerminal()) {
       this.#watched.add(taskId);
       // The state it is in now is known to the client; the next one is the first to push.
@@ -141,18 +145,18 @@ export class PushNotifications {
     return row;
   }
 
-  get(taskId: string, id: string): A2aPushConfigRow {
-    const row = repo.pushConfig(this.options.db, taskId, id);
+  async get(taskId: string, id: string): Promise<A2aPushConfigRow> {
+    const row = await repo.pushConfig(this.options.db, taskId, id);
     if (!row) throw new RpcError(-32001, `No push notification config ${id} for task ${taskId}`, { taskId, id });
     return row;
   }
 
-  list(taskId: string): A2aPushConfigRow[] {
+  list(taskId: string): Promise<A2aPushConfigRow[]> {
     return repo.pushConfigs(this.options.db, taskId);
   }
 
-  delete(taskId: string, id: string): void {
-    if (!repo.deletePushConfig(this.options.db, taskId, id)) throw new RpcError(-32001, `No push notification config ${id} for task ${taskId}`, { taskId, id });
+  async delete(taskId: string, id: string): Promise<void> {
+    if (!(await repo.deletePushConfig(this.options.db, taskId, id))) throw new RpcError(-32001, `No push notification config ${id} for task ${taskId}`, { taskId, id });
   }
 
   /** Every attempt to deliver a task's notifications, oldest first. */
@@ -162,15 +166,13 @@ export class PushNotifications {
 
   #changed(update: TaskUpdate): void {
     if (!this.#watched.has(update.id)) return;
-    try {
-      this.#notify(update);
-    } catch (error) {
+    this.#notify(update).catch((error) => {
       // The task's change is stored; its notification could not be. Reported, and the task carries on.
       this.options.log.error("push notification could not be queued", { taskId: update.id, error });
-    }
+    });
   }
 
-  #notify(update: TaskUpdate): void {
+  async #notify(update: TaskUpdate): Promise<void> {
     if (this.#notified.get(update.id) === update.state) return;
     this.#notified.set(update.id, update.state);
     if (update.final) {
@@ -179,11 +181,13 @@ export class PushNotifications {
       this.#watched.delete(update.id);
     }
     const { maxAttempts, retryMs, maxDelayMs } = this.options;
-    for (const config of repo.pushConfigs(this.options.db, update.id)) {
+    // The body is the task as of this change, made now: the task moves on while the configs are read.
+    const task = update.task;
+    for (const config of await repo.pushConfigs(this.options.db, update.id)) {
       const version = config.version as ProtocolVersion;
-      const task = taskTo(version, update.task);
-      const input: DeliveryInput = { taskId: update.id, configId: config.id, body: JSON.stringify(version === "1.0" ? { task } : task), maxAttempts, retryMs, maxDelayMs };
-      const actor = this.options.actors.spawn(this.kind, Bun.randomUUIDv7(), input);
+      const shaped = taskTo(version, task);
+      const input: DeliveryInput = { taskId: update.id, configId: config.id, body: JSON.stringify(version === "1.0" ? { task: shaped } : shaped), maxAttempts, retryMs, maxDelayMs };
+      const actor = await this.options.actors.spawn(this.kind, Bun.randomUUIDv7(), input);
       this.#follow(actor);
     }
   }
@@ -198,14 +202,20 @@ export class PushNotifications {
   }
 
   async #attempt(id: string, { context: { taskId, configId, body } }: Delivery): Promise<void> {
-    const send = (event: Parameters<ActorSystem["send"]>[2]) => {
+    const send = async (event: Parameters<ActorSystem["send"]>[2]) => {
       try {
-        this.options.actors.send(this.kind, id, event as never);
+        await this.options.actors.send(this.kind, id, event as never);
       } catch (error) {
         this.options.log.error("push delivery could not be stored", { deliveryId: id, taskId, error });
       }
     };
-    const config = repo.pushConfig(this.options.db, taskId, configId);
+    let config: A2aPushConfigRow | undefined;
+    try {
+      config = await repo.pushConfig(this.options.db, taskId, configId);
+    } catch (error) {
+      // The store is out of reach: the attempt fails like one whose webhook could not be reached, and is retried.
+      return send({ type: "ATTEMPTED", at: Date.now(), ok: false, error: `the push config could not be read: ${(error as Error).message}` });
+    }
     if (!config) return send({ type: "ABANDON", at: Date.now(), error: `push notification config ${configId} was deleted` });
     const headers: Record<string, string> = { "content-type": "application/json" };
     if (config.token) headers["x-a2a-notification-token"] = config.token;
@@ -231,6 +241,6 @@ export class PushNotifications {
       outcome = { ok: false, error: (error as Error).message };
     }
     if (!outcome.ok) this.options.log.info("push delivery attempt failed", { deliveryId: id, taskId, configId, status: outcome.status, error: outcome.error });
-    send({ type: "ATTEMPTED", at: Date.now(), ...outcome });
+    await send({ type: "ATTEMPTED", at: Date.now(), ...outcome });
   }
 }

@@ -56,10 +56,11 @@ const historyLimit = 64;
 
 export class TaskManager {
   readonly kind: TaskKind;
-  readonly #actors: ActorSystem;
-  readonly #db: Db;
-  readonly #close?: () => void;
-  readonly #rows: ReturnType<typeof repo.taskStatements>;
+  #actors!: ActorSystem;
+  #db!: Db;
+  /** Settles once the store is open: at once on the runtime's store, after opening it for a manager with its own. */
+  readonly #ready: Promise<void>;
+  #close?: () => Promise<void>;
   readonly #watchers = new Map<string, Set<TaskWatcher>>();
   readonly #history = new Map<string, TaskUpdate[]>();
   readonly #changes = new Set<TaskWatcher>();
@@ -67,36 +68,37 @@ export class TaskManager {
 
   constructor(options: TaskManagerOptions = {}) {
     const log = options.log ?? createLogger({ level: "warn" });
-    if (options.actors && options.db) {
-      this.#actors = options.actors;
-      this.#db = options.db;
-    } else {
-      const handle = openDatabase(options.file ?? ":memory:");
-      this.#db = handle.db;
-      this.#actors = new ActorSystem({ db: handle.db, log, retentionMs: 3_600_000 });
-      this.#close = () => (this.#actors.stop(), handle.close());
-    }
-    this.#rows = repo.taskStatements(this.#db);
     this.kind = {
       kind: taskKindName,
       machine: taskMachine,
-      // Only a finished task gets its row; the prepared statement runs on the connection whose transaction
-      // stores the snapshot.
-      record: (_tx, _id, snapshot) => {
-        if (snapshot.status !== "active") this.#rows.save(rowOf(snapshot));
+      // Only a finished task gets its row, in the transaction that stores its final snapshot.
+      record: async (tx, _id, snapshot) => {
+        if (snapshot.status !== "active") await repo.saveTask(tx, rowOf(snapshot));
       },
-      // Tasks are the busiest actors: their changes are committed a turn at a time (see committed()).
-      groupCommit: true,
       // A finished task is read from its row, so its actor is let go at once.
       releaseFinal: true,
       restored: (actor) => this.#restored(actor),
     };
+    if (options.actors && options.db) {
+      this.#actors = options.actors;
+      this.#db = options.db;
+      this.#actors.register(this.kind);
+      this.#ready = Promise.resolve();
+    } else this.#ready = this.#open(options.file ?? ":memory:", log);
+  }
+
+  async #open(file: string, log: Logger): Promise<void> {
+    const handle = await openDatabase(file);
+    this.#db = handle.db;
+    this.#actors = new ActorSystem({ db: handle.db, log, retentionMs: 3_600_000 });
+    this.#close = async () => (await this.#actors.stop(), await handle.close());
     this.#actors.register(this.kind);
-    if (this.#close) this.#actors.restore();
+    await this.#actors.restore();
   }
 
   /** With `started`, its handler starts at once (see TaskHandlers.run), so the task is created running. */
-  createTask(input: NewTask | Task, { started = false }: { started?: boolean } = {}): Task {
+  async createTask(input: NewTask | Task, { started = false }: { started?: boolean } = {}): Promise<Task> {
+    await this.#ready;
     const at = Date.now();
     // Time-ordered (UUIDv7): new rows land at the end of the id indexes, not on a random page each.
     const id = input.id ?? Bun.randomUUIDv7();
@@ -110,18 +112,17 @@ export class TaskManager {
       ...("owner" in input && input.owner ? { owner: input.owner } : {}),
       at,
     };
-    const actor = this.#actors.spawn(this.kind, id, machineInput, started ? createdRunning(machineInput) : undefined);
+    const actor = await this.#actors.spawn(this.kind, id, machineInput, started ? createdRunning(machineInput) : undefined);
+    const first = actor.getSnapshot();
+    // Its first snapshot is stored; later ones reach the watchers as they are committed.
+    this.#remember(id, updateOf(first));
     this.#follow(id);
-    const snapshot = actor.getSnapshot();
-    this.#remember(id, updateOf(snapshot));
-    return taskOf(snapshot);
+    return taskOf(first);
   }
 
-  /**
-   * Resolves once every change made so far is committed; rejects if it could not be. Changes are visible at
-   * once but committed as the event-loop turn ends, so an answer that reports one awaits this first.
-   */
-  committed(): Promise<void> {
+  /** Resolves once every change made so far has been committed or refused (each method also awaits its own). */
+  async committed(): Promise<void> {
+    await this.#ready;
     return this.#actors.committed();
   }
 
@@ -129,26 +130,36 @@ export class TaskManager {
    * A task in progress is read from its actor; a final one from its row, written by its final transition (the
    * actor itself is let go then).
    */
-  getTask(id: string): Task | undefined {
+  async getTask(id: string): Promise<Task | undefined> {
+    await this.#ready;
     const snapshot = this.#actors.get(this.kind, id)?.getSnapshot();
     if (snapshot?.status === "active") return taskOf(snapshot);
-    const row = this.#rows.find(id);
+    const row = await repo.findTask(this.#db, id);
     return row && taskOfRow(row);
   }
 
   /** The task as of its latest stored change, with that change's revision. */
-  current(id: string): TaskUpdate | undefined {
+  async current(id: string): Promise<TaskUpdate | undefined> {
+    await this.#ready;
     const snapshot = this.#actors.get(this.kind, id)?.getSnapshot();
     if (snapshot?.status === "active") return updateOf(snapshot);
-    const row = this.#rows.find(id);
+    const row = await repo.findTask(this.#db, id);
     return row && { id: row.id, revision: row.revision, state: row.state as TaskState, task: taskOfRow(row), final: finalStates.has(row.state as TaskState) };
   }
 
   /** How many tasks are in `state`, without reading them. */
-  countTasks(state: TaskState): number {
-    if (finalStates.has(state)) return this.#rows.count(state);
+  async countTasks(state: TaskState): Promise<number> {
+    await this.#ready;
+    if (finalStates.has(state)) return repo.countTasks(this.#db, state);
     let n = 0;
     for (const snapshot of this.#inProgress()) if (snapshot.value === state) n++;
+    return n;
+  }
+
+  /** How many tasks this node is running now (from its live actors, without a query). */
+  countRunning(): number {
+    let n = 0;
+    if (this.#actors) for (const snapshot of this.#inProgress()) if (snapshot.value === "running") n++;
     return n;
   }
 
@@ -156,7 +167,8 @@ export class TaskManager {
    * Tasks newest first, optionally only those in `state` and of `type` and as `filter` narrows them: in progress
    * from their actors, finished from their rows.
    */
-  listTasks(state?: TaskState, type?: string, filter: Omit<repo.TaskFilter, "state" | "type"> = {}): Task[] {
+  async listTasks(state?: TaskState, type?: string, filter: Omit<repo.TaskFilter, "state" | "type"> = {}): Promise<Task[]> {
+    await this.#ready;
     const live: TaskSnapshot[] = [];
     for (const snapshot of this.#inProgress()) {
       const c = snapshot.context;
@@ -173,7 +185,7 @@ export class TaskManager {
     const tasks = [
       ...live.map(taskOf),
       // A row written for a task in progress by an earlier version is its actor's older copy.
-      ...repo.listTasks(this.#db, { state, type, ...filter }).filter((row) => !ids.has(row.id)).map(taskOfRow),
+      ...(await repo.listTasks(this.#db, { state, type, ...filter })).filter((row) => !ids.has(row.id)).map(taskOfRow),
     ].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
     return filter.limit ? tasks.slice(0, filter.limit) : tasks;
   }
@@ -183,10 +195,11 @@ export class TaskManager {
    * and a state move (with its result or error). Throws TaskNotFoundError, or TaskStateError when the machine
    * does not allow the move (a final task never moves again).
    */
-  updateTask(task: Task): Task {
+  async updateTask(task: Task): Promise<Task> {
+    await this.#ready;
     // Compared with the stored context itself: a Task copy of it would be thrown away.
     const live = this.#actors.get(this.kind, task.id)?.getSnapshot();
-    const current = live?.status === "active" ? { ...live.context, state: live.value as TaskState } : this.getTask(task.id);
+    const current = live?.status === "active" ? { ...live.context, state: live.value as TaskState } : await this.getTask(task.id);
     if (!current) throw new TaskNotFoundError(task.id);
     const changes: TaskChanges = {};
     if (task.messages.length > current.messages.length) changes.messages = task.messages.slice(current.messages.length);
@@ -209,50 +222,51 @@ export class TaskManager {
     return this.#send(task.id, event, task.state);
   }
 
-  start(id: string): Task {
+  start(id: string): Promise<Task> {
     return this.#send(id, { type: "START", at: Date.now() }, "running");
   }
 
-  fail(id: string, error: string): Task {
+  fail(id: string, error: string): Promise<Task> {
     return this.#send(id, { type: "FAIL", at: Date.now(), error }, "failed");
   }
 
   /** Throws TaskNotFoundError, or TaskNotCancelableError when the task is already final. */
-  cancel(id: string): Task {
-    const current = this.getTask(id);
+  async cancel(id: string): Promise<Task> {
+    const current = await this.getTask(id);
     if (!current) throw new TaskNotFoundError(id);
     if (current.isTerminal()) throw new TaskNotCancelableError(id, current.state);
     return this.#send(id, { type: "CANCEL", at: Date.now() }, "cancelled");
   }
 
   /** Forgets a task; one still in progress is cancelled first so its actor cannot write the row back. */
-  deleteTask(id: string): boolean {
-    const current = this.getTask(id);
+  async deleteTask(id: string): Promise<boolean> {
+    const current = await this.getTask(id);
     if (!current) return false;
-    if (!current.isTerminal()) this.cancel(id);
+    if (!current.isTerminal()) await this.cancel(id);
     this.#history.delete(id);
     return repo.deleteTask(this.#db, id);
   }
 
   /** Resolves with the task once it is final; rejects with TaskTimeoutError after `timeout` seconds. */
-  waitForCompletion(id: string, timeout?: number, signal?: AbortSignal): Promise<Task> {
-    const current = this.getTask(id);
-    if (!current) return Promise.reject(new TaskNotFoundError(id));
-    if (current.isTerminal()) return Promise.resolve(current);
+  async waitForCompletion(id: string, timeout?: number, signal?: AbortSignal): Promise<Task> {
+    const current = await this.getTask(id);
+    if (!current) throw new TaskNotFoundError(id);
+    if (current.isTerminal()) return current;
     const { promise, resolve, reject } = Promise.withResolvers<Task>();
     let timer: ReturnType<typeof setTimeout> | undefined;
     const done = () => (clearTimeout(timer), unsubscribe?.(), signal?.removeEventListener("abort", aborted));
     const aborted = () => (done(), reject(signal?.reason ?? new Error("aborted")));
     const unsubscribe = this.watch(id, (update) => update.final && (done(), resolve(update.task)));
-    if (!unsubscribe) return Promise.resolve(this.getTask(id)!);
+    if (!unsubscribe) return (await this.getTask(id))!;
     if (timeout !== undefined) timer = setTimeout(() => (done(), reject(new TaskTimeoutError(id, timeout))), timeout * 1000);
     signal?.addEventListener("abort", aborted, { once: true });
     return promise;
   }
 
   /** Deletes final tasks not updated for `maxAgeSeconds`; returns how many. */
-  cleanupCompletedTasks(maxAgeSeconds = 3600): number {
-    const ids = repo.deleteFinishedBefore(this.#db, new Date(Date.now() - maxAgeSeconds * 1000));
+  async cleanupCompletedTasks(maxAgeSeconds = 3600): Promise<number> {
+    await this.#ready;
+    const ids = await repo.deleteFinishedBefore(this.#db, new Date(Date.now() - maxAgeSeconds * 1000));
     for (const id of ids) this.#history.delete(id);
     return ids.length;
   }
@@ -262,7 +276,7 @@ export class TaskManager {
    * function, or undefined when the task is final or unknown (nothing more will happen to it).
    */
   watch(id: string, watcher: TaskWatcher): (() => void) | undefined {
-    const snapshot = this.#actors.get(this.kind, id)?.getSnapshot();
+    const snapshot = this.#actors?.get(this.kind, id)?.getSnapshot();
     if (!snapshot || snapshot.status !== "active") return undefined;
     let set = this.#watchers.get(id);
     if (!set) this.#watchers.set(id, (set = new Set()));
@@ -293,23 +307,24 @@ export class TaskManager {
   }
 
   /** Closes the store the manager opened itself; a manager on the runtime's store leaves it to the runtime. */
-  close(): void {
-    this.#close?.();
+  async close(): Promise<void> {
+    await this.#ready.catch(() => {});
+    await this.#close?.();
   }
 
-  #send(id: string, event: TaskEvent, target: TaskState): Task {
+  async #send(id: string, event: TaskEvent, target: TaskState): Promise<Task> {
+    await this.#ready;
     const actor = this.#actors.get(this.kind, id);
     const before = actor?.getSnapshot();
     if (!before) {
-      const row = this.#rows.find(id);
+      const row = await repo.findTask(this.#db, id);
       if (!row) throw new TaskNotFoundError(id);
       throw new TaskStateError(id, row.state, target);
     }
-    this.#actors.send(this.kind, id, event);
-    const after = actor!.getSnapshot();
-    // The machine ignores an event its state does not take: the snapshot is then the same object.
-    if (after === before) throw new TaskStateError(id, String(before.value), target);
-    return taskOf(after);
+    // The machine ignores an event its state does not take: that is a refused move, and nothing is stored.
+    if (before.status !== "active" || !before.can(event)) throw new TaskStateError(id, String(before.value), target);
+    await this.#actors.send(this.kind, id, event);
+    return taskOf(actor!.getSnapshot());
   }
 
   *#inProgress(): Generator<TaskSnapshot> {

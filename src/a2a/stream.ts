@@ -20,7 +20,7 @@ const retryMs = 2000;
 export function taskEventStream(manager: TaskManager, id: string, afterRevision: number, frame: Frame, signal?: AbortSignal): Response {
   let cleanup = () => {};
   const body = new ReadableStream<Uint8Array>({
-    start(controller) {
+    async start(controller) {
       let last: TaskUpdate | undefined;
       let closed = false;
       const close = () => {
@@ -52,7 +52,7 @@ export function taskEventStream(manager: TaskManager, id: string, afterRevision:
       const missed = afterRevision > 0 ? manager.changesSince(id, afterRevision) : undefined;
       if (missed) for (const update of missed) send(update);
       else {
-        const current = manager.current(id);
+        const current = await manager.current(id).catch(() => undefined);
         if (current) send(current);
       }
       if (!unwatch) close(); // final or gone: nothing more will come

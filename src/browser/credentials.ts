@@ -41,9 +41,9 @@ export class LoginCredentials {
     try {
       const value = await this.#audit({ caller, operation: "browser_login", service }, async () => {
         const store = this.secrets();
-        store.assertUnsealed();
-        if (!findService(this.db, service)) throw new VaultError("UNKNOWN_SERVICE", `The vault has no service named ${service}`);
-        const credential = store.get(secretId(service)) ?? {};
+        await store.assertUnsealed();
+        if (!(await findService(this.db, service))) throw new VaultError("UNKNOWN_SERVICE", `The vault has no service named ${service}`);
+        const credential = (await store.get(secretId(service))) ?? {};
         const secret = credential.password ?? credential.token;
         if (!secret) throw VaultError.invalid(`The vault service ${service} holds no password or token`);
         return secret;

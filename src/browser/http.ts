@@ -109,7 +109,7 @@ export function browserHttp(browser: BrowserService, log: Logger, apiKeys: strin
       if (!resource) throw BrowserServiceError.notFound(`No resource ${params["*"]}; see /resources/index.json`);
       return resource;
     }, { detail: { summary: "The resource registry (/resources/index.json) and its documents" } })
-    .get("/results", () => ({ results: browser.results() }), { detail: { summary: "Stored test results, newest first" } })
+    .get("/results", async () => ({ results: await browser.results() }), { detail: { summary: "Stored test results, newest first" } })
     .get("/results/:id", ({ params }) => browser.result(params.id), { response: { 200: model.TestResult }, detail: { summary: "One stored test result" } })
     .get("/results/:id/:report", async ({ params }) => {
       const format = /^report\.(\w+)$/.exec(params.report)?.[1] as ReportFormat | undefined;
@@ -117,8 +117,8 @@ export function browserHttp(browser: BrowserService, log: Logger, apiKeys: strin
       const { body, type } = await browser.report(params.id, format);
       return new Response(body, { headers: { "content-type": type } });
     }, { detail: { summary: "A result as report.json, report.xml (JUnit), report.sarif (SARIF 2.1.0) or report.html" } })
-    .get("/results/:id/screenshots/:name", ({ params }) => file(browser.resultScreenshot(params.id, params.name), "image/png", `screenshot ${params.name} in ${params.id}`), { detail: { summary: "A screenshot a test run took" } })
-    .get("/sessions", () => ({ live: browser.pool.views(), named: browser.namedSessions() }), { detail: { summary: "Live browser sessions and stored named sessions" } })
+    .get("/results/:id/screenshots/:name", async ({ params }) => file(await browser.resultScreenshot(params.id, params.name), "image/png", `screenshot ${params.name} in ${params.id}`), { detail: { summary: "A screenshot a test run took" } })
+    .get("/sessions", async () => ({ live: browser.pool.views(), named: await browser.namedSessions() }), { detail: { summary: "Live browser sessions and stored named sessions" } })
     .delete("/sessions/:name", async ({ params }) => {
       await browser.deleteNamedSession(params.name);
       return new Response(null, { status: 204 });

@@ -20,8 +20,8 @@ import type { SessionView } from "./model.ts";
 
 /** Where a named session's storage state is kept between its lives (encrypted; see storage.ts). */
 export interface StateStore {
-  load(name: string): StorageState | undefined;
-  save(name: string, state: StorageState): void;
+  load(name: string): Promise<StorageState | undefined>;
+  save(name: string, state: StorageState): Promise<void>;
 }
 
 export interface PoolOptions {
@@ -165,7 +165,7 @@ export class BrowserPool {
   }
 
   async #claim(key: string, name: string | undefined): Promise<Slot> {
-    const stored = name ? this.options.states.load(name) : undefined;
+    const stored = name ? await this.options.states.load(name) : undefined;
     const spare = [...this.#warm].find((slot) => this.#state(slot) === "ready" || this.#state(slot) === "launching");
     let slot: Slot;
     if (spare) {
@@ -216,7 +216,10 @@ export class BrowserPool {
   #spawn(owner: string, name?: string, stored?: StorageState): Slot {
     const { config, actors } = this.options;
     const id = `browser-session:${randomUUID()}`;
-    actors.spawn(this.kind, id, { owner, name, idleTimeoutMs: config.idle_timeout_seconds * 1000, maxRestarts: config.max_restarts, at: Date.now() });
+    // Live at once; its first snapshot is stored as the session launches (a refusal is logged, the session goes on).
+    actors.spawn(this.kind, id, { owner, name, idleTimeoutMs: config.idle_timeout_seconds * 1000, maxRestarts: config.max_restarts, at: Date.now() }).catch((error) =>
+      this.options.log.error("browser session could not be stored", { sessionId: id, error }),
+    );
     const slot = { id, owner, name, queue: Promise.resolve(), pending: 0, lastUsed: Date.now() } as Slot;
     actors.subscribe(this.kind, id, (snapshot) => {
       // An idle timeout moves the machine to closing by itself; the browser is ended here.
@@ -226,7 +229,7 @@ export class BrowserPool {
     return slot;
   }
 
-  async #launch(slot: Slot, stored?: StorageState): Promise<SessionHost> {
+  async #launch(slot: Slot, stored?: StorageState | Promise<StorageState | undefined>): Promise<SessionHost> {
     const { config, settings, log } = this.options;
     let host: SessionHost;
     try {
@@ -234,7 +237,7 @@ export class BrowserPool {
         executable: this.options.executable(),
         launchTimeoutMs: config.launch_timeout_ms,
         settings,
-        storageState: stored,
+        storageState: await stored,
         log,
       });
     } catch (error) {
@@ -285,7 +288,7 @@ export class BrowserPool {
   async #persist(slot: Slot, host: SessionHost): Promise<void> {
     try {
       const state = await host.call("storage_state", undefined as never, { timeoutMs: this.options.config.action_timeout_ms });
-      this.options.states.save(slot.name!, state as StorageState);
+      await this.options.states.save(slot.name!, state as StorageState);
     } catch (error) {
       this.options.log.warn("named session state not saved", { session: slot.name, error });
     }
@@ -319,7 +322,7 @@ export class BrowserPool {
   #send(slot: Slot, event: BrowserSessionEvent): boolean {
     const state = this.#state(slot);
     if (!state || (!live.includes(state) && state !== "closing")) return false;
-    return this.options.actors.send(this.kind, slot.id, event);
+    return this.options.actors.tell(this.kind, slot.id, event);
   }
 
   #view(slot: Slot): SessionView | undefined {

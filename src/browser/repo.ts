@@ -1,26 +1,39 @@
 /** Queries on the browser's tables. Each takes the database or the transaction it should run in. */
 import { desc, eq } from "drizzle-orm";
-import type { DbOrTx } from "../db/client.ts";
-import { browserResults, browserSessions, type BrowserResultRow, type BrowserSessionRow } from "../db/schema.ts";
+import { tablesOf, type DbOrTx } from "../db/client.ts";
+import type { BrowserResultRow, BrowserSessionRow } from "../db/schema.ts";
 
-export const findNamedSession = (db: DbOrTx, name: string) => db.select().from(browserSessions).where(eq(browserSessions.name, name)).get();
-export const listNamedSessions = (db: DbOrTx) => db.select().from(browserSessions).orderBy(browserSessions.name).all();
-
-export function saveNamedSession(db: DbOrTx, row: BrowserSessionRow): void {
-  const { name: _name, createdAt: _createdAt, ...changes } = row;
-  db.insert(browserSessions).values(row).onConflictDoUpdate({ target: browserSessions.name, set: changes }).run();
+export async function findNamedSession(db: DbOrTx, name: string): Promise<BrowserSessionRow | undefined> {
+  const { browserSessions } = tablesOf(db);
+  return (await db.select().from(browserSessions).where(eq(browserSessions.name, name)))[0];
 }
 
-export const deleteNamedSession = (db: DbOrTx, name: string): boolean =>
-  db.delete(browserSessions).where(eq(browserSessions.name, name)).returning({ name: browserSessions.name }).all().length > 0;
+export async function listNamedSessions(db: DbOrTx): Promise<BrowserSessionRow[]> {
+  const { browserSessions } = tablesOf(db);
+  return db.select().from(browserSessions).orderBy(browserSessions.name);
+}
 
-export const insertResult = (db: DbOrTx, row: BrowserResultRow) => void db.insert(browserResults).values(row).run();
-export const findResult = (db: DbOrTx, id: string) => db.select().from(browserResults).where(eq(browserResults.id, id)).get();
+export async function saveNamedSession(db: DbOrTx, row: BrowserSessionRow): Promise<void> {
+  const { browserSessions } = tablesOf(db);
+  const { name: _name, createdAt: _createdAt, ...changes } = row;
+  await db.insert(browserSessions).values(row).onConflictDoUpdate({ target: browserSessions.name, set: changes });
+}
 
-export const listResults = (db: DbOrTx, limit: number) =>
-  db
-    .select({ id: browserResults.id, test: browserResults.test, url: browserResults.url, status: browserResults.status, createdAt: browserResults.createdAt })
-    .from(browserResults)
-    .orderBy(desc(browserResults.createdAt))
-    .limit(limit)
-    .all();
+export async function deleteNamedSession(db: DbOrTx, name: string): Promise<boolean> {
+  const { browserSessions } = tablesOf(db);
+  return (await db.delete(browserSessions).where(eq(browserSessions.name, name)).returning({ name: browserSessions.name })).length > 0;
+}
+
+export async function insertResult(db: DbOrTx, row: BrowserResultRow): Promise<void> {
+  await db.insert(tablesOf(db).browserResults).values(row);
+}
+
+export async function findResult(db: DbOrTx, id: string): Promise<BrowserResultRow | undefined> {
+  const { browserResults } = tablesOf(db);
+  return (await db.select().from(browserResults).where(eq(browserResults.id, id)))[0];
+}
+
+export async function listResults(db: DbOrTx, limit: number) {
+  const { browserResults: r } = tablesOf(db);
+  return db.select({ id: r.id, test: r.test, url: r.url, status: r.status, createdAt: r.createdAt }).from(r).orderBy(desc(r.createdAt)).limit(limit);
+}

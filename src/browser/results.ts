@@ -53,18 +53,18 @@ export class Results {
       ...(outcome.steps ? { steps: outcome.steps } : {}),
       reports: reportLinks(id),
     };
-    repo.insertResult(this.db, { id, test, url: result.url, status: result.status, result, createdAt: startedAt });
+    await repo.insertResult(this.db, { id, test, url: result.url, status: result.status, result, createdAt: startedAt });
     return result;
   }
 
-  get(id: string): TestResult {
-    const row = repo.findResult(this.db, id);
+  async get(id: string): Promise<TestResult> {
+    const row = await repo.findResult(this.db, id);
     if (!row) throw BrowserServiceError.notFound(`No test result ${id}`, { id });
     return row.result as TestResult;
   }
 
-  list(limit = 100) {
-    return repo.listResults(this.db, limit).map((row) => ({ ...row, createdAt: row.createdAt.toISOString() }));
+  async list(limit = 100) {
+    return (await repo.listResults(this.db, limit)).map((row) => ({ ...row, createdAt: row.createdAt.toISOString() }));
   }
 
   /** A run's screenshot file (PNG), for download and for the HTML report. */

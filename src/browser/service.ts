@@ -247,7 +247,7 @@ export class BrowserService {
     return this.options.results.save(newResultId(), test, startedAt, outcome);
   }
 
-  result(id: string): TestResult {
+  result(id: string): Promise<TestResult> {
     return this.options.results.get(id);
   }
 
@@ -255,13 +255,13 @@ export class BrowserService {
     return this.options.results.list();
   }
 
-  resultScreenshot(id: string, name: string) {
-    this.options.results.get(id);
+  async resultScreenshot(id: string, name: string) {
+    await this.options.results.get(id);
     return this.options.results.screenshot(id, name);
   }
 
-  report(id: string, format: ReportFormat) {
-    const result = this.options.results.get(id);
+  async report(id: string, format: ReportFormat) {
+    const result = await this.options.results.get(id);
     return render(result, format, async (name) => {
       const file = this.options.results.screenshot(id, name);
       return (await file.exists()) ? file.bytes() : undefined;
@@ -277,7 +277,7 @@ export class BrowserService {
 
   async deleteNamedSession(name: string) {
     await this.options.pool.close("", name, "its stored state was deleted");
-    if (!this.options.named.delete(name)) throw BrowserServiceError.notFound(`No named session ${name}`, { name });
+    if (!(await this.options.named.delete(name))) throw BrowserServiceError.notFound(`No named session ${name}`, { name });
   }
 
   // --- helpers ---

@@ -22,24 +22,24 @@ export class NamedSessions implements StateStore {
     private readonly secrets: () => SecretStore,
   ) {}
 
-  load(name: string): StorageState | undefined {
-    if (!repo.findNamedSession(this.db, name)) return undefined;
-    const value = this.#store().get(secretId(name));
+  async load(name: string): Promise<StorageState | undefined> {
+    if (!(await repo.findNamedSession(this.db, name))) return undefined;
+    const value = await (await this.#store()).get(secretId(name));
     return value ? (JSON.parse(value.state!) as StorageState) : undefined;
   }
 
-  save(name: string, state: StorageState): void {
-    const store = this.#store();
+  async save(name: string, state: StorageState): Promise<void> {
+    const store = await this.#store();
     const now = new Date();
-    const existing = repo.findNamedSession(this.db, name);
-    this.db.transaction((tx) => {
-      repo.saveNamedSession(tx, { name, cookies: state.cookies.length, origins: state.origins.length, createdAt: existing?.createdAt ?? now, updatedAt: now });
-      store.put(tx, secretId(name), { state: JSON.stringify(state) });
+    const existing = await repo.findNamedSession(this.db, name);
+    await this.db.transaction(async (tx) => {
+      await repo.saveNamedSession(tx, { name, cookies: state.cookies.length, origins: state.origins.length, createdAt: existing?.createdAt ?? now, updatedAt: now });
+      await store.put(tx, secretId(name), { state: JSON.stringify(state) });
     });
   }
 
-  list(liveNames: Set<string>): NamedSessionView[] {
-    return repo.listNamedSessions(this.db).map((row) => ({
+  async list(liveNames: Set<string>): Promise<NamedSessionView[]> {
+    return (await repo.listNamedSessions(this.db)).map((row) => ({
       name: row.name,
       live: liveNames.has(row.name),
       cookies: row.cookies,
@@ -49,21 +49,22 @@ export class NamedSessions implements StateStore {
     }));
   }
 
-  delete(name: string): boolean {
-    return this.db.transaction((tx) => {
-      const deleted = repo.deleteNamedSession(tx, name);
-      if (deleted) this.#store().remove(tx, secretId(name));
+  async delete(name: string): Promise<boolean> {
+    const store = await this.#store();
+    return this.db.transaction(async (tx) => {
+      const deleted = await repo.deleteNamedSession(tx, name);
+      if (deleted) await store.remove(tx, secretId(name));
       return deleted;
     });
   }
 
-  #store(): SecretStore {
+  async #store(): Promise<SecretStore> {
     const store = this.secrets();
     if (!this.#initialized) {
-      store.initialize();
+      await store.initialize();
       this.#initialized = true;
     }
-    if (store.isSealed()) throw BrowserServiceError.browser("Named sessions are stored in the vault, which is sealed; run 'platform vault unseal'");
+    if (await store.isSealed()) throw BrowserServiceError.browser("Named sessions are stored in the vault, which is sealed; run 'platform vault unseal'");
     return store;
   }
 }

@@ -89,7 +89,7 @@ export class AuthService {
   }
 
   async login(email: string, password: string): Promise<Tokens> {
-    const customer = findCustomerByEmail(this.#db, email.trim().toLowerCase());
+    const customer = await findCustomerByEmail(this.#db, email.trim().toLowerCase());
     const ok = await Bun.password.verify(password, customer?.passwordHash ?? (await (decoyHash ??= hashPassword(randomUUID()))));
     if (!customer || !ok) throw unauthorized("Invalid email or password");
     return this.#issue(customer, randomUUID());
@@ -98,15 +98,15 @@ export class AuthService {
   /** Trades a refresh token for a new pair. A token works once; a second use revokes its whole login. */
   async refresh(token: string): Promise<Tokens> {
     const now = new Date();
-    const outcome = this.#db.transaction((tx) => {
-      const stored = findRefreshToken(tx, sha256(token));
+    const outcome = await this.#db.transaction(async (tx) => {
+      const stored = await findRefreshToken(tx, sha256(token));
       if (!stored || stored.revokedAt) return { refused: "Refresh token is not valid" } as const;
-      if (stored.usedAt || !useRefreshToken(tx, stored.id, now)) {
-        revokeFamily(tx, stored.familyId, now);
+      if (stored.usedAt || !(await useRefreshToken(tx, stored.id, now))) {
+        await revokeFamily(tx, stored.familyId, now);
         return { refused: "Refresh token was already used; every token of this login is now revoked" } as const;
       }
       if (stored.expiresAt <= now) return { refused: "Refresh token has expired" } as const;
-      const customer = findCustomer(tx, stored.customerId);
+      const customer = await findCustomer(tx, stored.customerId);
       return customer ? { customer, familyId: stored.familyId } : ({ refused: "Refresh token is not valid" } as const);
     });
     if ("refused" in outcome) throw unauthorized(outcome.refused);
@@ -114,16 +114,16 @@ export class AuthService {
   }
 
   /** Revokes the login the refresh token belongs to. */
-  logout(token: string): void {
-    const stored = findRefreshToken(this.#db, sha256(token));
+  async logout(token: string): Promise<void> {
+    const stored = await findRefreshToken(this.#db, sha256(token));
     if (!stored || stored.revokedAt) throw unauthorized("Refresh token is not valid");
-    revokeFamily(this.#db, stored.familyId, new Date());
+    await revokeFamily(this.#db, stored.familyId, new Date());
   }
 
   /** The caller, or undefined when no credential was sent. A credential that does not verify is refused. */
   async authenticate({ authorization, apiKey }: Credentials): Promise<Principal | undefined> {
     if (apiKey) {
-      const key = findApiKeyByHash(this.#db, sha256(apiKey));
+      const key = await findApiKeyByHash(this.#db, sha256(apiKey));
       if (!key) throw unauthorized("API key is not valid");
       return { id: `key:${key.id}`, role: key.role, customerId: key.customerId ?? undefined };
     }
@@ -143,13 +143,13 @@ export class AuthService {
     }
   }
 
-  createApiKey(principal: Principal | undefined, input: ApiKeyInput): CreatedApiKey {
+  async createApiKey(principal: Principal | undefined, input: ApiKeyInput): Promise<CreatedApiKey> {
     const admin = requireRole(principal, "admin");
     if (input.role === "customer" && !input.customerId)
       throw invalid([{ field: "customerId", message: "is required for a customer key" }]);
     if (input.role === "admin" && input.customerId)
       throw invalid([{ field: "customerId", message: "only a customer key acts for a customer" }]);
-    if (input.customerId && !findCustomer(this.#db, input.customerId))
+    if (input.customerId && !(await findCustomer(this.#db, input.customerId)))
       throw invalid([{ field: "customerId", message: "no such customer" }]);
     const key = secret("pk");
     const row = {
@@ -162,18 +162,18 @@ export class AuthService {
       createdAt: new Date(),
       revokedAt: null,
     };
-    insertApiKey(this.#db, row);
+    await insertApiKey(this.#db, row);
     return { ...apiKeyView(row), key };
   }
 
-  listApiKeys(principal: Principal | undefined): ApiKey[] {
+  async listApiKeys(principal: Principal | undefined): Promise<ApiKey[]> {
     requireRole(principal, "admin");
-    return listApiKeys(this.#db).map(apiKeyView);
+    return (await listApiKeys(this.#db)).map(apiKeyView);
   }
 
-  revokeApiKey(principal: Principal | undefined, id: string): void {
+  async revokeApiKey(principal: Principal | undefined, id: string): Promise<void> {
     requireRole(principal, "admin");
-    if (!revokeApiKey(this.#db, id, new Date())) throw notFound("API key", id);
+    if (!(await revokeApiKey(this.#db, id, new Date()))) throw notFound("API key", id);
   }
 
   async #issue(customer: CustomerRow, familyId: string): Promise<Tokens> {
@@ -189,7 +189,7 @@ export class AuthService {
       .setJti(randomUUID())
       .sign(this.#key);
     const refreshToken = secret("rt");
-    insertRefreshToken(this.#db, {
+    await insertRefreshToken(this.#db, {
       id: randomUUID(),
       familyId,
       customerId: customer.id,

@@ -6,13 +6,13 @@
  * most of the time.
  */
 export class ChangeCache<V> {
-  readonly #values = new Map<string, V>();
+  readonly #values = new Map<string, Promise<V>>();
   #mark: string | undefined;
 
   constructor(readonly capacity: number) {}
 
-  /** The value for `key` as of `mark`: the kept one, or `compute()`'s, which is then kept (unless it throws). */
-  get(mark: string, key: string, compute: () => V): V {
+  /** The value for `key` as of `mark`: the kept one, or `compute()`'s, which is then kept (unless it fails). */
+  get(mark: string, key: string, compute: () => Promise<V>): Promise<V> {
     if (mark !== this.#mark) {
       this.#values.clear();
       this.#mark = mark;
@@ -23,6 +23,10 @@ export class ChangeCache<V> {
       // Full: the value kept longest goes (a Map iterates in insertion order).
       if (this.#values.size >= this.capacity) this.#values.delete(this.#values.keys().next().value!);
       this.#values.set(key, value);
+      const kept = value;
+      value.catch(() => {
+        if (this.#values.get(key) === kept) this.#values.delete(key);
+      });
     }
     return value;
   }

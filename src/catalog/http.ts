@@ -100,13 +100,13 @@ export const catalogHttp = ({ catalog, auth, limiter, limits }: CatalogHttpOptio
     })
     .post(
       "/auth/logout",
-      ({ body, set }) => {
-        auth.logout(body.refreshToken);
+      async ({ body, set }) => {
+        await auth.logout(body.refreshToken);
         set.status = 204;
       },
       { body: RefreshInput, response: { 204: t.Void(), ...errors(400, 401, 429) }, detail: { tags: ["auth"], summary: "Revoke a login" } },
     )
-    .post("/api-keys", ({ principal, body }) => status(201, auth.createApiKey(principal, body)), {
+    .post("/api-keys", async ({ principal, body }) => status(201, await auth.createApiKey(principal, body)), {
       body: ApiKeyInput,
       response: { 201: CreatedApiKey, ...errors(400, 401, 403, 429) },
       detail: { tags: ["auth"], summary: "Create an API key (admin)", ...secured },
@@ -117,8 +117,8 @@ export const catalogHttp = ({ catalog, auth, limiter, limits }: CatalogHttpOptio
     })
     .delete(
       "/api-keys/:keyId",
-      ({ principal, params, set }) => {
-        auth.revokeApiKey(principal, params.keyId);
+      async ({ principal, params, set }) => {
+        await auth.revokeApiKey(principal, params.keyId);
         set.status = 204;
       },
       { params: ApiKeyParams, response: { 204: t.Void(), ...errors(400, 401, 403, 404, 429) }, detail: { tags: ["auth"], summary: "Revoke an API key (admin)", ...secured } },
@@ -130,7 +130,7 @@ export const catalogHttp = ({ catalog, auth, limiter, limits }: CatalogHttpOptio
       response: { 200: Page(Product), ...errors(400, 429) },
       detail: { tags: ["products"], summary: "List products, newest first, with filters" },
     })
-    .post("/products", ({ principal, body }) => status(201, catalog.createProduct(principal, body)), {
+    .post("/products", async ({ principal, body }) => status(201, await catalog.createProduct(principal, body)), {
       body: ProductInput,
       response: { 201: Product, ...errors(400, 401, 403, 409, 429) },
       detail: { tags: ["products"], summary: "Create a product (admin)", ...secured },
@@ -148,8 +148,8 @@ export const catalogHttp = ({ catalog, auth, limiter, limits }: CatalogHttpOptio
     })
     .delete(
       "/products/:productId",
-      ({ principal, params, set }) => {
-        catalog.deleteProduct(principal, params.productId);
+      async ({ principal, params, set }) => {
+        await catalog.deleteProduct(principal, params.productId);
         set.status = 204;
       },
       { params: ProductParams, response: { 204: t.Void(), ...errors(400, 401, 403, 404, 429) }, detail: { tags: ["products"], summary: "Delete a product (admin)", ...secured } },
@@ -181,8 +181,8 @@ export const catalogHttp = ({ catalog, auth, limiter, limits }: CatalogHttpOptio
     // --- orders ---
     .post(
       "/orders",
-      ({ principal, body, headers, set }) => {
-        const { order, replayed } = catalog.placeOrder(principal, body, headers["idempotency-key"]);
+      async ({ principal, body, headers, set }) => {
+        const { order, replayed } = await catalog.placeOrder(principal, body, headers["idempotency-key"]);
         if (replayed) set.headers["idempotent-replayed"] = "true";
         return status(201, order);
       },

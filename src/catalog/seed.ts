@@ -48,7 +48,7 @@ function random(seed: number) {
   return () => ((state = (Math.imul(state ^ (state >>> 15), 0x2c1b3c6d) + 0x9e3779b9) >>> 0) / 2 ** 32);
 }
 
-export function seedProducts(db: Db, count: number, { seed = 7, batch = 1000 } = {}): number {
+export async function seedProducts(db: Db, count: number, { seed = 7, batch = 1000 } = {}): Promise<number> {
   const next = random(seed);
   const pick = <T>(list: readonly T[]) => list[Math.floor(next() * list.length)]!;
   const start = Date.now() - count * 1000;
@@ -77,7 +77,7 @@ export function seedProducts(db: Db, count: number, { seed = 7, batch = 1000 } =
         updatedAt: created,
       });
     }
-    db.transaction((tx) => insertProducts(tx, rows));
+    await db.transaction((tx) => insertProducts(tx, rows));
   }
   return count;
 }
@@ -85,9 +85,9 @@ export function seedProducts(db: Db, count: number, { seed = 7, batch = 1000 } =
 /** Creates an admin account: how the first admin comes to exist (`platform catalog admin`). */
 export async function createAdmin(db: Db, { email, name, password }: { email: string; name: string; password: string }): Promise<Customer> {
   const normalized = email.trim().toLowerCase();
-  if (findCustomerByEmail(db, normalized)) throw conflict(`Email ${normalized} is already registered`, { field: "email" });
+  if (await findCustomerByEmail(db, normalized)) throw conflict(`Email ${normalized} is already registered`, { field: "email" });
   const now = new Date();
   const row = { id: randomUUID(), email: normalized, name, role: "admin" as const, passwordHash: await hashPassword(password), addresses: [], createdAt: now, updatedAt: now };
-  insertCustomer(db, row);
+  await insertCustomer(db, row);
   return customerView(row);
 }

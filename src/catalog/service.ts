@@ -2,14 +2,14 @@
  * The catalog's rules: products, customers and orders, and who may do what. No wire format here; every
  * function takes the calling principal (or undefined for an anonymous caller) and returns wire-ready views.
  *
- * Placing an order is synchronous from the stock check to the actor's first stored snapshot, so no other
- * request of this process runs in between; the reservation itself happens in the order actor's `record`
- * (see order-actor.ts), inside the snapshot's transaction, and re-checks stock there.
+ * Placing an order checks stock up front for a clear answer; the reservation itself happens in the order actor's
+ * `record` (see order-actor.ts), inside the snapshot's transaction, and checks stock again there, under the row's
+ * lock, so concurrent orders on any number of nodes never sell more than there is.
  */
 import { createHash, randomUUID } from "node:crypto";
 import { ActorPersistError, type ActorSystem } from "../../actors/system.ts";
 import { eventFor, type OrderItem } from "../../actors/order.machine.ts";
-import type { Db } from "../db/client.ts";
+import { isUniqueViolation, type Db } from "../db/client.ts";
 import type { OrderRow, ProductRow } from "../db/schema.ts";
 import { hashPassword, requireRole, type Principal } from "./auth.ts";
 import { conflict, forbidden, invalid, notFound, type FieldIssue } from "./errors.ts";
@@ -64,7 +64,7 @@ export class CatalogService {
   ) {}
 
   // --- products ---
-  listProducts(query: ProductQuery): PageOf<Product> {
+  async listProducts(query: ProductQuery): Promise<PageOf<Product>> {
     const filter = {
       category: query.category,
       search: query.search,
@@ -76,18 +76,18 @@ export class CatalogService {
     // SQLite reads a LIKE pattern only up to a NUL and the full-text query parser refuses one; no term needs it.
     if (query.search?.includes("\0")) throw invalid([{ field: "search", message: "must not contain NUL characters" }]);
     const key = JSON.stringify([filter, query.page, query.limit]);
-    return this.#productPages.get(repo.changeMark(this.db), key, () => paged(repo.listProducts(this.db, filter, windowOf(query)), query, productView));
+    return this.#productPages.get(repo.changeMark(this.db), key, async () => paged(await repo.listProducts(this.db, filter, windowOf(query)), query, productView));
   }
 
-  getProduct(id: string): Product {
-    return this.#products.get(repo.changeMark(this.db), id, () => {
-      const row = repo.findProduct(this.db, id);
+  getProduct(id: string): Promise<Product> {
+    return this.#products.get(repo.changeMark(this.db), id, async () => {
+      const row = await repo.findProduct(this.db, id);
       if (!row) throw notFound("Product", id);
       return productView(row);
     });
   }
 
-  createProduct(principal: Principal | undefined, input: ProductInput): Product {
+  async createProduct(principal: Principal | undefined, input: ProductInput): Promise<Product> {
     requireRole(principal, "admin");
     const now = new Date();
     const row: ProductRow = {
@@ -103,29 +103,37 @@ export class CatalogService {
       createdAt: now,
       updatedAt: now,
     };
-    this.#requireFreeSku(row.sku);
-    repo.insertProduct(this.db, row);
+    await this.#requireFreeSku(row.sku);
+    await repo.insertProduct(this.db, row).catch((error) => this.#skuTaken(error, row.sku));
     return productView(row);
   }
 
-  updateProduct(principal: Principal | undefined, id: string, patch: ProductPatch): Product {
+  async updateProduct(principal: Principal | undefined, id: string, patch: ProductPatch): Promise<Product> {
     requireRole(principal, "admin");
-    if (!repo.findProduct(this.db, id)) throw notFound("Product", id);
+    if (!(await repo.findProduct(this.db, id))) throw notFound("Product", id);
     const { price, ...rest } = patch;
-    if (rest.sku !== undefined) this.#requireFreeSku(rest.sku, id);
+    if (rest.sku !== undefined) await this.#requireFreeSku(rest.sku, id);
     const changes: Partial<ProductRow> = { ...rest, updatedAt: new Date() };
     if (price !== undefined) changes.priceCents = toCents(price, "price");
-    return productView(repo.updateProduct(this.db, id, changes)!);
+    const row = await repo.updateProduct(this.db, id, changes).catch((error) => this.#skuTaken(error, rest.sku));
+    if (!row) throw notFound("Product", id);
+    return productView(row);
   }
 
-  deleteProduct(principal: Principal | undefined, id: string): void {
+  async deleteProduct(principal: Principal | undefined, id: string): Promise<void> {
     requireRole(principal, "admin");
     // Orders keep their own copy of each item's price, so they outlive the product.
-    if (!repo.deleteProduct(this.db, id)) throw notFound("Product", id);
+    if (!(await repo.deleteProduct(this.db, id))) throw notFound("Product", id);
   }
 
-  #requireFreeSku(sku: string, ownerId?: string) {
-    const holder = repo.findProductBySku(this.db, sku);
+  /** A write refused by the SKU's unique index: another request took the SKU since it was checked. */
+  async #skuTaken(error: unknown, sku: string | undefined): Promise<never> {
+    if (sku !== undefined && isUniqueViolation(error)) await this.#requireFreeSku(sku);
+    throw error;
+  }
+
+  async #requireFreeSku(sku: string, ownerId?: string) {
+    const holder = await repo.findProductBySku(this.db, sku);
     if (holder && holder.id !== ownerId) throw conflict(`SKU ${sku} is already used by product ${holder.id}`, { field: "sku", productId: holder.id });
   }
 
@@ -134,7 +142,7 @@ export class CatalogService {
   async createCustomer(principal: Principal | undefined, input: CustomerInput): Promise<Customer> {
     if (input.role && input.role !== "customer") requireRole(principal, "admin");
     const email = input.email.toLowerCase();
-    this.#requireFreeEmail(email);
+    await this.#requireFreeEmail(email);
     const now = new Date();
     const row = {
       id: randomUUID(),
@@ -146,19 +154,22 @@ export class CatalogService {
       createdAt: now,
       updatedAt: now,
     };
-    this.#requireFreeEmail(email); // hashing awaited; another sign-up may have taken it meanwhile
-    repo.insertCustomer(this.db, row);
+    // Hashing was awaited: another sign-up (on any node) may have taken the email meanwhile; the unique index decides.
+    await repo.insertCustomer(this.db, row).catch(async (error) => {
+      if (isUniqueViolation(error)) await this.#requireFreeEmail(email);
+      throw error;
+    });
     return customerView(row);
   }
 
-  listCustomers(principal: Principal | undefined, paging: Paging): PageOf<Customer> {
+  async listCustomers(principal: Principal | undefined, paging: Paging): Promise<PageOf<Customer>> {
     requireRole(principal, "admin");
-    return paged(repo.listCustomers(this.db, windowOf(paging)), paging, customerView);
+    return paged(await repo.listCustomers(this.db, windowOf(paging)), paging, customerView);
   }
 
-  getCustomer(principal: Principal | undefined, id: string): Customer {
+  async getCustomer(principal: Principal | undefined, id: string): Promise<Customer> {
     this.#requireSelfOrAdmin(principal, id);
-    const row = repo.findCustomer(this.db, id);
+    const row = await repo.findCustomer(this.db, id);
     if (!row) throw notFound("Customer", id);
     return customerView(row);
   }
@@ -166,14 +177,16 @@ export class CatalogService {
   async updateCustomer(principal: Principal | undefined, id: string, patch: CustomerPatch): Promise<Customer> {
     const caller = this.#requireSelfOrAdmin(principal, id);
     if (patch.role !== undefined && caller.role !== "admin") throw forbidden("Only an admin may change a role");
-    if (!repo.findCustomer(this.db, id)) throw notFound("Customer", id);
+    if (!(await repo.findCustomer(this.db, id))) throw notFound("Customer", id);
     const { password, email, ...rest } = patch;
     const changes = { ...rest, updatedAt: new Date(), ...(password ? { passwordHash: await hashPassword(password) } : {}) };
     if (email !== undefined) {
-      this.#requireFreeEmail(email.toLowerCase(), id);
+      await this.#requireFreeEmail(email.toLowerCase(), id);
       Object.assign(changes, { email: email.toLowerCase() });
     }
-    return customerView(repo.updateCustomer(this.db, id, changes)!);
+    const row = await repo.updateCustomer(this.db, id, changes);
+    if (!row) throw notFound("Customer", id);
+    return customerView(row);
   }
 
   #requireSelfOrAdmin(principal: Principal | undefined, customerId: string): Principal {
@@ -182,33 +195,33 @@ export class CatalogService {
     return caller;
   }
 
-  #requireFreeEmail(email: string, ownerId?: string) {
-    const holder = repo.findCustomerByEmail(this.db, email);
+  async #requireFreeEmail(email: string, ownerId?: string) {
+    const holder = await repo.findCustomerByEmail(this.db, email);
     if (holder && holder.id !== ownerId) throw conflict(`Email ${email} is already registered`, { field: "email" });
   }
 
   // --- orders ---
-  placeOrder(principal: Principal | undefined, input: OrderInput, idempotencyKey?: string): PlacedOrder {
+  async placeOrder(principal: Principal | undefined, input: OrderInput, idempotencyKey?: string): Promise<PlacedOrder> {
     const caller = requireRole(principal, "admin", "customer");
     if (caller.role !== "admin" && caller.customerId !== input.customerId)
       throw forbidden("A customer may only place orders for themselves");
     const requestHash = createHash("sha256").update(JSON.stringify(input)).digest("hex");
-    if (idempotencyKey !== undefined) {
-      const earlier = repo.findOrderByIdempotencyKey(this.db, caller.id, idempotencyKey);
-      if (earlier) {
-        if (earlier.requestHash !== requestHash)
-          throw conflict("This Idempotency-Key was used with a different request", { idempotencyKey, orderId: earlier.id });
-        return { order: orderView(earlier), replayed: true };
-      }
-    }
-    if (!repo.findCustomer(this.db, input.customerId)) throw invalid([{ field: "customerId", message: "no such customer" }]);
+    const replay = async () => {
+      const earlier = idempotencyKey === undefined ? undefined : await repo.findOrderByIdempotencyKey(this.db, caller.id, idempotencyKey);
+      if (!earlier) return undefined;
+      if (earlier.requestHash !== requestHash) throw conflict("This Idempotency-Key was used with a different request", { idempotencyKey, orderId: earlier.id });
+      return { order: orderView(earlier), replayed: true };
+    };
+    const earlier = await replay();
+    if (earlier) return earlier;
+    if (!(await repo.findCustomer(this.db, input.customerId))) throw invalid([{ field: "customerId", message: "no such customer" }]);
 
-    const items = this.#priceItems(input.items);
+    const items = await this.#priceItems(input.items);
     const totalCents = items.reduce((sum, item) => sum + item.priceCents * item.quantity, 0);
     if (!Number.isSafeInteger(totalCents)) throw invalid([{ field: "items", message: "the order total is too large" }]);
     const id = randomUUID();
     try {
-      this.actors.spawn(orderKind, id, {
+      await this.actors.spawn(orderKind, id, {
         customerId: input.customerId,
         items,
         totalCents,
@@ -217,28 +230,33 @@ export class CatalogService {
         idempotency: idempotencyKey === undefined ? undefined : { scope: caller.id, key: idempotencyKey, requestHash },
       });
     } catch (error) {
-      if (error instanceof ActorPersistError && error.cause instanceof OutOfStock) throw this.#outOfStock(error.cause.productId, items);
+      if (error instanceof ActorPersistError && error.cause instanceof OutOfStock) throw await this.#outOfStock(error.cause.productId, items);
+      // The same key sent twice at once (to one node or two): the unique index let one order in; this is its replay.
+      if (error instanceof ActorPersistError && isUniqueViolation(error.cause)) {
+        const replayed = await replay();
+        if (replayed) return replayed;
+      }
       throw error;
     }
-    return { order: orderView(repo.findOrder(this.db, id)!), replayed: false };
+    return { order: orderView((await repo.findOrder(this.db, id))!), replayed: false };
   }
 
   /** Each item with the product's current price; unknown products and short stock are refused up front. */
-  #priceItems(requested: OrderInput["items"]): OrderItem[] {
-    const products = new Map(repo.findProducts(this.db, [...new Set(requested.map((i) => i.productId))]).map((p) => [p.id, p]));
+  async #priceItems(requested: OrderInput["items"]): Promise<OrderItem[]> {
+    const products = new Map((await repo.findProducts(this.db, [...new Set(requested.map((i) => i.productId))])).map((p) => [p.id, p]));
     const unknown: FieldIssue[] = requested.flatMap((item, i) =>
       products.has(item.productId) ? [] : [{ field: `items[${i}].productId`, message: `no product ${item.productId}` }],
     );
     if (unknown.length) throw invalid(unknown);
     const wanted = new Map<string, number>();
     for (const { productId, quantity } of requested) wanted.set(productId, (wanted.get(productId) ?? 0) + quantity);
-    for (const [productId, quantity] of wanted) if (products.get(productId)!.stock < quantity) throw this.#outOfStock(productId, requested);
+    for (const [productId, quantity] of wanted) if (products.get(productId)!.stock < quantity) throw await this.#outOfStock(productId, requested);
     return requested.map(({ productId, quantity }) => ({ productId, quantity, priceCents: products.get(productId)!.priceCents }));
   }
 
-  #outOfStock(productId: string, items: { productId: string; quantity: number }[]) {
+  async #outOfStock(productId: string, items: { productId: string; quantity: number }[]) {
     const requested = items.filter((i) => i.productId === productId).reduce((sum, i) => sum + i.quantity, 0);
-    const available = repo.findProduct(this.db, productId)?.stock ?? 0;
+    const available = (await repo.findProduct(this.db, productId))?.stock ?? 0;
     return conflict(`Insufficient stock for product ${productId}: ${requested} requested, ${available} available`, {
       productId,
       requested,
@@ -246,20 +264,20 @@ export class CatalogService {
     });
   }
 
-  listOrders(principal: Principal | undefined, query: OrderQuery): PageOf<Order> {
+  async listOrders(principal: Principal | undefined, query: OrderQuery): Promise<PageOf<Order>> {
     const caller = requireRole(principal, "admin", "customer");
     // A customer's list is always their own; asking for someone else's gets an empty page, like any filter.
     const customerId = caller.role === "admin" ? query.customerId : query.customerId && query.customerId !== caller.customerId ? "" : caller.customerId;
-    return paged(repo.listOrders(this.db, { status: query.status, customerId }, windowOf(query)), query, orderView);
+    return paged(await repo.listOrders(this.db, { status: query.status, customerId }, windowOf(query)), query, orderView);
   }
 
-  getOrder(principal: Principal | undefined, id: string): Order {
-    return orderView(this.#visibleOrder(principal, id));
+  async getOrder(principal: Principal | undefined, id: string): Promise<Order> {
+    return orderView(await this.#visibleOrder(principal, id));
   }
 
   /** Moves an order through its machine; a move the machine does not allow is a conflict naming the state. */
-  changeOrderStatus(principal: Principal | undefined, id: string, status: OrderRow["status"]): Order {
-    const order = this.#visibleOrder(principal, id);
+  async changeOrderStatus(principal: Principal | undefined, id: string, status: OrderRow["status"]): Promise<Order> {
+    const order = await this.#visibleOrder(principal, id);
     const caller = principal!;
     if (caller.role !== "admin" && status !== "cancelled") throw forbidden("A customer may only cancel an order");
     const refuse = () =>
@@ -269,13 +287,13 @@ export class CatalogService {
     // A finished order's actor may have been retired; its row still knows the (final) state.
     const actor = this.actors.get(orderKind, id);
     if (!actor || !actor.getSnapshot().can(event)) throw refuse();
-    this.actors.send(orderKind, id, event);
-    return orderView(repo.findOrder(this.db, id)!);
+    await this.actors.send(orderKind, id, event);
+    return orderView((await repo.findOrder(this.db, id))!);
   }
 
-  #visibleOrder(principal: Principal | undefined, id: string): OrderRow {
+  async #visibleOrder(principal: Principal | undefined, id: string): Promise<OrderRow> {
     const caller = requireRole(principal, "admin", "customer");
-    const row = repo.findOrder(this.db, id);
+    const row = await repo.findOrder(this.db, id);
     // Another customer's order is reported as missing, not forbidden: its existence is not theirs to learn.
     if (!row || (caller.role !== "admin" && row.customerId !== caller.customerId)) throw notFound("Order", id);
     return row;

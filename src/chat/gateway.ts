@@ -89,7 +89,8 @@ export class ChatGateway {
   /** Spawns the session actor and connects; in a server that owns the data dir, only once its actors are restored. */
   connect(): void {
     const { backoffBaseMs, backoffMaxMs } = this.options;
-    this.actors.spawn(chatSessionKind, this.id, { backoffBaseMs, backoffMaxMs });
+    // Live at once; a refusal to store it is logged, and the connection goes on.
+    this.actors.spawn(chatSessionKind, this.id, { backoffBaseMs, backoffMaxMs }).catch((error) => this.log.error("chat session could not be stored", { error }));
     this.actors.subscribe(chatSessionKind, this.id, ({ value }) => this.#entered(value as ChatSessionState));
     this.#send({ type: "CONNECT" });
     this.#start();
@@ -121,11 +122,12 @@ export class ChatGateway {
     return this.actors.get(chatSessionKind, this.id)?.getSnapshot();
   }
 
+  /** The session moves at once; its write follows (a refused one is logged by the actor system, which reverts it). */
   #send(event: ChatSessionEvent): void {
     try {
-      this.actors.send(chatSessionKind, this.id, event);
+      this.actors.tell(chatSessionKind, this.id, event);
     } catch (error) {
-      this.log.error("chat session transition not stored", { event: event.type, error });
+      this.log.error("chat session event refused", { event: event.type, error });
     }
   }
 

@@ -14,7 +14,7 @@ export async function botToken(config: Config, db: Db): Promise<BotToken> {
   // The vault's code loads only for a token kept there.
   const { storedCredential } = await import("../vault/service.ts");
   try {
-    const stored = storedCredential(db, config, service)?.token;
+    const stored = (await storedCredential(db, config, service))?.token;
     return stored ? { token: stored } : { missing: `the vault has no token for service ${service}` };
   } catch (error) {
     return { missing: `the vault could not give the token for service ${service}: ${(error as Error).message}` };

@@ -28,19 +28,18 @@ export const catalogVerb: Verb = {
     if (extra.length) throw new UsageError(`unexpected argument '${extra[0]}'`);
     if (action !== "seed" && action !== "admin") throw new UsageError(action ? `unknown catalog action '${action}'` : "say 'seed' or 'admin'");
     const { config } = settingsFrom(values);
-    const { join } = await import("node:path");
-    const [{ openDatabase }, { seedProducts, createAdmin }] = await Promise.all([import("../db/client.ts"), import("../catalog/seed.ts")]);
+    const [{ openDatabase, storeOptions }, { seedProducts, createAdmin }] = await Promise.all([import("../db/client.ts"), import("../catalog/seed.ts")]);
 
     if (action === "seed") {
       const count = Number(values.products);
       if (!Number.isInteger(count) || count < 1 || count > 10_000_000) throw new UsageError("--products must be a whole number from 1 to 10000000");
-      const database = openDatabase(join(config.data_dir, "platform.db"));
+      const database = await openDatabase(storeOptions(config));
       try {
         const started = performance.now();
-        seedProducts(database.db, count, { seed: Date.now() });
+        await seedProducts(database.db, count, { seed: Date.now() });
         process.stdout.write(`added ${count} products in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
       } finally {
-        database.close();
+        await database.close();
       }
       return 0;
     }
@@ -51,13 +50,13 @@ export const catalogVerb: Verb = {
     if (given !== undefined && (given.length < 8 || given.length > 256)) throw new UsageError("the password must be 8 to 256 characters");
     const { randomBytes } = await import("node:crypto");
     const password = given ?? randomBytes(18).toString("base64url");
-    const database = openDatabase(join(config.data_dir, "platform.db"));
+    const database = await openDatabase(storeOptions(config));
     try {
       const admin = await createAdmin(database.db, { email, name: (values.name as string | undefined) ?? "Administrator", password });
       process.stdout.write(`created admin ${admin.email} (${admin.id})\n`);
       if (given === undefined) process.stdout.write(`password: ${password}\n`);
     } finally {
-      database.close();
+      await database.close();
     }
     return 0;
   },

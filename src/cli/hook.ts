@@ -30,9 +30,9 @@ export const hookVerb: Verb = {
     }
     const { config, log } = settingsFrom(values);
     const { openVault } = await import("../vault/offline.ts");
-    const { vault, close } = openVault(config, log);
+    const { vault, close } = await openVault(config, log);
     try {
-      const answer = hooks.postToolAnswer(input.tool_name ?? "tool", input.tool_response, vault.sanitizer());
+      const answer = hooks.postToolAnswer(input.tool_name ?? "tool", input.tool_response, await vault.sanitizer());
       if (answer) process.stdout.write(`${JSON.stringify(answer)}\n`);
       return 0;
     } catch (error) {
@@ -40,7 +40,7 @@ export const hookVerb: Verb = {
       process.stderr.write(`platform hook post-tool: output not checked: ${(error as Error).message}\n`);
       return 2;
     } finally {
-      close();
+      await close();
     }
   },
 };

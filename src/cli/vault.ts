@@ -21,43 +21,45 @@ export const vaultVerb: Verb = {
     if (extra.length) throw new UsageError(`unexpected argument '${extra[0]}'`);
     const { config, log } = settingsFrom(values);
     const { openVault } = await import("../vault/offline.ts");
-    const { vault, close } = openVault(config, log);
+    const { vault, close } = await openVault(config, log);
     const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
     try {
       switch (action) {
-        case "status":
-          print(vault.store.status());
-          return vault.store.status().sealed ? 3 : 0;
+        case "status": {
+          const status = await vault.store.status();
+          print(status);
+          return status.sealed ? 3 : 0;
+        }
         case "seal":
-          vault.store.seal();
+          await vault.store.seal();
           print({ sealed: true });
           return 0;
         case "unseal":
-          vault.store.unseal(values["key-file"] as string | undefined);
+          await vault.store.unseal(values["key-file"] as string | undefined);
           print({ sealed: false });
           return 0;
         case "rotate":
-          print(vault.store.rotate());
+          print(await vault.store.rotate());
           return 0;
         case "role": {
           if (!arg || typeof values.services !== "string") throw new UsageError("usage: platform vault role <name> --services a,b");
-          print(vault.roles.createRole({ name: arg, services: values.services.split(",").map((s) => s.trim()).filter(Boolean) }));
+          print(await vault.roles.createRole({ name: arg, services: values.services.split(",").map((s) => s.trim()).filter(Boolean) }));
           return 0;
         }
         case "secret-id":
           if (!arg) throw new UsageError("usage: platform vault secret-id <role>");
-          print(vault.roles.createSecretId(arg, { uses: numberOf(values.uses), ttl_seconds: numberOf(values.ttl) }));
+          print(await vault.roles.createSecretId(arg, { uses: numberOf(values.uses), ttl_seconds: numberOf(values.ttl) }));
           return 0;
         case "revoke-secret-id":
           if (!arg) throw new UsageError("usage: platform vault revoke-secret-id <accessor>");
-          vault.roles.revokeSecretId(arg);
+          await vault.roles.revokeSecretId(arg);
           print({ revoked: arg });
           return 0;
         default:
           throw new UsageError(`unknown vault action '${action}'; one of: ${actions}`);
       }
     } finally {
-      close();
+      await close();
     }
   },
 };

@@ -1,63 +1,99 @@
 /**
- * Opens the platform's SQLite database (bun:sqlite) and brings its schema up to date. Queries live in each
- * capability's repo.ts and take a `Db`, so a PostgreSQL dialect can later be passed in without touching services.
+ * The store: SQLite in the data dir by default, PostgreSQL when `database.url` names one. Both are handed out as
+ * one drizzle database whose queries repositories `await`; each capability's repo.ts takes its tables from the
+ * handle (`tablesOf`) and its queries run on either dialect (docs/deploy.md). Code above the repositories never
+ * knows which store it runs on.
  */
-import { Database } from "bun:sqlite";
-import { createHash } from "node:crypto";
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
-import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
-import * as schema from "./schema.ts";
-import { journal, migrationSql } from "./migrations.ts";
+import { join } from "node:path";
+import type { SQL } from "drizzle-orm";
+import type { SqliteRemoteDatabase } from "drizzle-orm/sqlite-proxy";
+import type { Config } from "../config.ts";
+import type * as schema from "./schema.ts";
 
-export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
+export type Dialect = "sqlite" | "postgresql";
+
+/**
+ * What a repository queries. Typed as drizzle's async SQLite database: the PostgreSQL database drizzle hands out
+ * for `database.url` offers the same query builders for everything repositories use (select, insert, update,
+ * delete, where, orderBy, limit, returning, onConflictDoUpdate/DoNothing, transaction), each awaited. Terminal
+ * calls only SQLite has (`.get()`, `.all()`, `.run()`) are not used; tests run every repository on both.
+ */
+export type Db = SqliteRemoteDatabase<typeof schema>;
+export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 /** What a repository function accepts: the database or a transaction on it. */
-export type DbOrTx = Db | Parameters<Parameters<Db["transaction"]>[0]>[0];
+export type DbOrTx = Db | Tx;
 
 export interface DatabaseHandle {
   db: Db;
-  sqlite: Database;
-  close(): void;
+  dialect: Dialect;
+  /** True when other nodes may share the store (PostgreSQL): state that must hold across nodes lives there, not in memory. */
+  shared: boolean;
+  /** Where the store is, without any password: for logs, /health and errors. */
+  location: string;
+  /** A raw query's rows as objects (tests and admin tools; repositories use the query builders). */
+  rows<T = Record<string, unknown>>(query: SQL): Promise<T[]>;
+  /** Resolves when the store answers a trivial query; rejects when it cannot be reached. */
+  ping(): Promise<void>;
+  /**
+   * Calls `listener` with each payload sent to `channel` by any node (PostgreSQL LISTEN/NOTIFY); resolves with the
+   * function that stops listening. Absent where there are no other nodes to hear from (SQLite).
+   */
+  listen?(channel: string, listener: (payload: string) => void): Promise<() => Promise<void>>;
+  close(): Promise<void>;
 }
 
-export function openDatabase(file: string): DatabaseHandle {
-  if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
-  const sqlite = new Database(file, { create: true, strict: true });
-  // WAL lets readers run beside the writer; a killed process loses no committed transaction.
-  sqlite.exec("PRAGMA journal_mode = WAL");
-  sqlite.exec("PRAGMA synchronous = NORMAL");
-  sqlite.exec("PRAGMA foreign_keys = ON");
-  sqlite.exec("PRAGMA busy_timeout = 5000");
-  // SQLite's default page cache (2 MiB) makes a busy server re-read its indexes through system calls; a larger
-  // cache and memory-mapped reads keep them in memory. Both grow only as pages are read.
-  sqlite.exec("PRAGMA cache_size = -65536");
-  sqlite.exec("PRAGMA mmap_size = 268435456");
-  const db = drizzle({ client: sqlite, schema });
-  migrate(db);
-  return { db, sqlite, close: () => sqlite.close() };
+export interface StoreOptions {
+  /** The SQLite file when `url` is empty. */
+  file: string;
+  url?: string;
+  poolSize?: number;
+  connectTimeoutMs?: number;
+}
+
+/** The store the configuration names: `database.url`, else the SQLite file in the data dir. */
+export const storeOptions = (config: Config): StoreOptions => ({
+  file: join(config.data_dir, "platform.db"),
+  url: config.database.url,
+  poolSize: config.database.pool_size,
+  connectTimeoutMs: config.database.connect_timeout_ms,
+});
+
+/** Opens the store `options` name and brings its schema up to date. */
+export async function openDatabase(options: StoreOptions | string): Promise<DatabaseHandle> {
+  const { file, url, ...rest } = typeof options === "string" ? { file: options } : options;
+  if (url) {
+    const { openPostgres } = await import("./postgres.ts");
+    return openPostgres(url, rest);
+  }
+  const { openSqlite } = await import("./sqlite.ts");
+  return openSqlite(file);
 }
 
 /**
- * Applies the migrations compiled into the program (see scripts/db-generate.ts) with drizzle's own bookkeeping,
- * so a database migrated by drizzle-kit and one migrated here agree on what has run.
+ * The tables of the handle's dialect: the same names and row types on both, so a repository written once runs on
+ * either. (A drizzle database carries the schema it was made with.)
  */
-function migrate(db: Db): void {
-  const migrations = journal.entries.map(({ tag, when, breakpoints }) => {
-    const sql = migrationSql[tag];
-    if (sql === undefined) throw new Error(`migration ${tag} is in the journal but not in src/db/migrations.ts`);
-    return {
-      sql: sql.split("--> statement-breakpoint"),
-      bps: breakpoints,
-      folderMillis: when,
-      hash: createHash("sha256").update(sql).digest("hex"),
-    };
-  });
-  // `dialect.migrate` is drizzle's migration engine; its public migrator only adds reading the files from disk.
-  const { dialect, session } = db as unknown as DrizzleInternals;
-  dialect.migrate(migrations, session, {});
+export const tablesOf = (db: DbOrTx): typeof schema => (db as unknown as { _: { fullSchema: typeof schema } })._.fullSchema;
+
+/** The driver's own error behind drizzle's query error. */
+const driverError = (error: unknown): { code?: unknown; errno?: unknown; message?: unknown } => {
+  const cause = (error as { cause?: unknown })?.cause;
+  return (cause ?? error ?? {}) as { code?: unknown; errno?: unknown };
+};
+
+/** A primary key or unique index refused the write (SQLite's constraint codes, PostgreSQL's SQLSTATE 23505). */
+export function isUniqueViolation(error: unknown): boolean {
+  const { code, errno } = driverError(error);
+  return code === "SQLITE_CONSTRAINT_PRIMARYKEY" || code === "SQLITE_CONSTRAINT_UNIQUE" || errno === "23505";
 }
 
-interface DrizzleInternals {
-  dialect: { migrate(migrations: unknown[], session: unknown, config: object): void };
-  session: unknown;
-}
+/** Which dialect a database or transaction speaks, for the few queries a repository must write per dialect. */
+export const dialectOf = (db: DbOrTx): Dialect =>
+  (db as unknown as { dialect: { constructor: { name: string } } }).dialect.constructor.name === "PgDialect" ? "postgresql" : "sqlite";
+
+/**
+ * A nullable time for a prepared statement's placeholder written as raw SQL (drizzle's own time encoders cannot
+ * take null there): epoch milliseconds on SQLite, the Date itself on PostgreSQL.
+ */
+export const timeParam = (db: DbOrTx, value: Date | null): number | Date | null =>
+  value === null ? null : dialectOf(db) === "sqlite" ? value.getTime() : value;

@@ -20,10 +20,58 @@ export const actors = sqliteTable(
     createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
     updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull(),
     finishedAt: integer("finished_at", { mode: "timestamp_ms" }),
+    /** The node holding the actor's lease (see cluster_nodes); null for one a guest process spawned, which the owner claims. */
+    owner: text("owner"),
+    /** Fencing token: raised by each claim, and every write of a transition requires the one its writer holds. */
+    fence: integer("fence").notNull().default(0),
+    /** Counts the actor's stored transitions; its logged changes (actor_events) are numbered by it. */
+    revision: integer("revision").notNull().default(0),
   },
-  (table) => [index("actors_status_kind").on(table.status, table.kind), index("actors_finished_at").on(table.finishedAt)],
+  (table) => [
+    index("actors_status_kind").on(table.status, table.kind),
+    index("actors_finished_at").on(table.finishedAt),
+    index("actors_owner_status").on(table.owner, table.status),
+  ],
 );
 export type ActorRow = typeof actors.$inferSelect;
+
+/** One row per node sharing the store: its lease on its actors lasts while `expiresAt` is renewed. */
+export const clusterNodes = sqliteTable("cluster_nodes", {
+  id: text("id").primaryKey(),
+  /** Where the node answers, as it reported it (for people and `platform cluster status`). */
+  url: text("url"),
+  startedAt: integer("started_at", { mode: "timestamp_ms" }).notNull(),
+  heartbeatAt: integer("heartbeat_at", { mode: "timestamp_ms" }).notNull(),
+  expiresAt: integer("expires_at", { mode: "timestamp_ms" }).notNull(),
+});
+export type ClusterNodeRow = typeof clusterNodes.$inferSelect;
+
+/** Each stored transition of a kind whose changes are streamed, so a subscriber on any node can read them in order. */
+export const actorEvents = sqliteTable(
+  "actor_events",
+  {
+    actorId: text("actor_id").notNull(),
+    revision: integer("revision").notNull(),
+    snapshot: text("snapshot", { mode: "json" }).$type<unknown>().notNull(),
+    at: integer("at", { mode: "timestamp_ms" }).notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.actorId, table.revision] })],
+);
+export type ActorEventRow = typeof actorEvents.$inferSelect;
+
+/** Events sent to an actor that another node owns; its owner applies each and answers the sender. */
+export const actorMail = sqliteTable(
+  "actor_mail",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    actorId: text("actor_id").notNull(),
+    event: text("event", { mode: "json" }).$type<unknown>().notNull(),
+    sender: text("sender").notNull(),
+    createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
+  },
+  (table) => [index("actor_mail_actor").on(table.actorId)],
+);
+export type ActorMailRow = typeof actorMail.$inferSelect;
 
 // --- catalog ---
 

@@ -10,7 +10,7 @@ export type InfraCapability = Capability & { infra: InfraService };
 
 export const infraCapability = (({ config, log, database, mcp, health }) => {
   const token = () => tokenSource(database.db, config);
-  const infra = new InfraService(config, log.child({ component: "infra" }), () => token().token);
+  const infra = new InfraService(config, log.child({ component: "infra" }), async () => (await token()).token);
   mcp
     .server("infra", {
       title: "Infrastructure as code",
@@ -19,7 +19,7 @@ export const infraCapability = (({ config, log, database, mcp, health }) => {
         "Nothing changes infrastructure unless the server allows apply, and then only a plan saved here, with its hash.",
       failure: infraFailure,
     })
-    .tool(...infraTools({ infra, tokenSource: () => token().source }));
+    .tool(...infraTools({ infra, tokenSource: async () => (await token()).source }));
   health.register("infra", () => {
     const binary = findBinary(config.infra);
     return {

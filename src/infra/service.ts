@@ -65,7 +65,7 @@ export class InfraService {
     private readonly fullConfig: Config,
     private readonly log: Logger,
     /** The repository host token, read when a call needs it (it may be added to the vault while serving). */
-    token: () => string | undefined = () => undefined,
+    token: () => Promise<string | undefined> = async () => undefined,
   ) {
     this.config = fullConfig.infra;
     this.paths = new WorkspacePaths(workspaceRootOf(fullConfig));

@@ -28,7 +28,7 @@ const json = (value: Record<string, unknown>): CallToolResult => jsonResult(valu
 export interface InfraToolDeps {
   infra: InfraService;
   /** Where the repository host token would come from: `vault`, `VCS_TOKEN` or `none`. */
-  tokenSource(): string;
+  tokenSource(): Promise<string>;
 }
 
 export const infraTools = ({ infra, tokenSource }: InfraToolDeps): Tool[] => [
@@ -50,7 +50,7 @@ export const infraTools = ({ infra, tokenSource }: InfraToolDeps): Tool[] => [
     description: "Report which tools are installed (tofu or terraform, terraform-ls, git) with their versions, the workspace root, and whether apply is allowed.",
     input: Type.Object({}),
     annotations: { readOnlyHint: true },
-    handler: async () => json(await infra.environment(tokenSource())),
+    handler: async () => json(await infra.environment(await tokenSource())),
   })),
   tool("core", defineTool({
     name: "infra_version",

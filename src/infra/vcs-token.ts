@@ -6,10 +6,10 @@ import type { Config } from "../config.ts";
 import type { Db } from "../db/client.ts";
 import { storedCredential } from "../vault/service.ts";
 
-export function tokenSource(db: Db, config: Config, env: Record<string, string | undefined> = process.env): { source: "vault" | "VCS_TOKEN" | "none"; token?: string } {
+export async function tokenSource(db: Db, config: Config, env: Record<string, string | undefined> = process.env): Promise<{ source: "vault" | "VCS_TOKEN" | "none"; token?: string }> {
   let stored: Record<string, string> | undefined;
   try {
-    stored = storedCredential(db, config, config.vcs.vault_service);
+    stored = await storedCredential(db, config, config.vcs.vault_service);
   } catch {
     stored = undefined; // a vault that cannot be opened here has no token for us
   }

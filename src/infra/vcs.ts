@@ -18,7 +18,7 @@ export interface RepoRef {
 
 export interface VcsOptions {
   apiBase: string;
-  token(): string | undefined;
+  token(): Promise<string | undefined>;
   cloneTimeoutMs: number;
 }
 
@@ -35,8 +35,8 @@ const silent = { debug() {}, info() {}, warn() {}, error() {} };
 export class RepositoryHost {
   constructor(private readonly options: VcsOptions) {}
 
-  #client(signal?: AbortSignal): Octokit {
-    return new Octokit({ auth: this.options.token(), baseUrl: this.options.apiBase.replace(/\/+$/, ""), log: silent, request: { signal } });
+  async #client(signal?: AbortSignal): Promise<Octokit> {
+    return new Octokit({ auth: await this.options.token(), baseUrl: this.options.apiBase.replace(/\/+$/, ""), log: silent, request: { signal } });
   }
 
   /** Runs an API call; the host's refusals become errors that say what to do. */
@@ -54,15 +54,15 @@ export class RepositoryHost {
   }
 
   async repository({ owner, name }: RepoRef, signal?: AbortSignal) {
-    const { data } = await this.#api(`repository ${owner}/${name}`, () => this.#client(signal).rest.repos.get({ owner, repo: name }));
+    const { data } = await this.#api(`repository ${owner}/${name}`, async () => (await this.#client(signal)).rest.repos.get({ owner, repo: name }));
     return { full_name: data.full_name, default_branch: data.default_branch, clone_url: data.clone_url, private: data.private, html_url: data.html_url };
   }
 
   /** Every file of the repository at `ref` (the default branch when left out). */
   async files(repo: RepoRef, ref?: string, signal?: AbortSignal): Promise<{ ref: string; files: { path: string; size: number }[]; truncated: boolean }> {
     const branch = ref ?? (await this.repository(repo, signal)).default_branch;
-    const { data } = await this.#api(`tree of ${repo.owner}/${repo.name}@${branch}`, () =>
-      this.#client(signal).rest.git.getTree({ owner: repo.owner, repo: repo.name, tree_sha: branch, recursive: "1" }),
+    const { data } = await this.#api(`tree of ${repo.owner}/${repo.name}@${branch}`, async () =>
+      (await this.#client(signal)).rest.git.getTree({ owner: repo.owner, repo: repo.name, tree_sha: branch, recursive: "1" }),
     );
     return {
       ref: branch,
@@ -72,8 +72,8 @@ export class RepositoryHost {
   }
 
   async fileText(repo: RepoRef, path: string, ref: string, signal?: AbortSignal): Promise<string> {
-    const { data } = await this.#api(`${path} in ${repo.owner}/${repo.name}`, () =>
-      this.#client(signal).rest.repos.getContent({ owner: repo.owner, repo: repo.name, path, ref }),
+    const { data } = await this.#api(`${path} in ${repo.owner}/${repo.name}`, async () =>
+      (await this.#client(signal)).rest.repos.getContent({ owner: repo.owner, repo: repo.name, path, ref }),
     );
     if (Array.isArray(data) || data.type !== "file" || !("content" in data)) throw new InfraError("INVALID_ARGUMENT", `${path} is not a file`);
     return Buffer.from(data.content, (data.encoding as BufferEncoding) || "base64").toString("utf8");
@@ -93,7 +93,7 @@ export class RepositoryHost {
       if (!options.force) throw new InfraError("ALREADY_EXISTS", `${dir} already exists; pass force: true to clone it afresh`);
       rmSync(dir, { recursive: true, force: true });
     }
-    const token = this.options.token();
+    const token = await this.options.token();
     const env: Record<string, string> = {
       ...(process.env as Record<string, string>),
       GIT_TERMINAL_PROMPT: "0",

@@ -32,10 +32,10 @@ export class AppRoles {
     private readonly defaults: { tokenTtlSeconds: number; tokenMaxTtlSeconds: number },
   ) {}
 
-  createRole(input: RoleInput): { name: string; role_id: string } {
-    if (repo.findRole(this.db, input.name)) throw new VaultError("SERVICE_EXISTS", `A role named ${input.name} already exists`);
+  async createRole(input: RoleInput): Promise<{ name: string; role_id: string }> {
+    if (await repo.findRole(this.db, input.name)) throw new VaultError("SERVICE_EXISTS", `A role named ${input.name} already exists`);
     const roleId = randomUUID();
-    repo.insertRole(this.db, {
+    await repo.insertRole(this.db, {
       name: input.name,
       roleId,
       services: input.services,
@@ -47,12 +47,12 @@ export class AppRoles {
   }
 
   /** A new secret_id for the role; its value is shown once, here, and only its hash is kept. */
-  createSecretId(roleName: string, input: SecretIdInput = {}): { secret_id: string; accessor: string; expires_at: string | null } {
-    if (!repo.findRole(this.db, roleName)) throw new VaultError("NOT_FOUND", `No role named ${roleName}`);
+  async createSecretId(roleName: string, input: SecretIdInput = {}): Promise<{ secret_id: string; accessor: string; expires_at: string | null }> {
+    if (!(await repo.findRole(this.db, roleName))) throw new VaultError("NOT_FOUND", `No role named ${roleName}`);
     const secretId = randomToken("psi_");
     const accessor = `sia_${randomUUID()}`;
     const expiresAt = input.ttl_seconds ? new Date(Date.now() + input.ttl_seconds * 1000) : null;
-    repo.insertSecretId(this.db, {
+    await repo.insertSecretId(this.db, {
       accessor,
       roleName,
       hash: sha256(secretId),
@@ -65,27 +65,22 @@ export class AppRoles {
   }
 
   /** Revokes a secret_id and every token issued with it. */
-  revokeSecretId(accessor: string): void {
-    if (!repo.findSecretId(this.db, accessor)) throw new VaultError("NOT_FOUND", `No secret_id with accessor ${accessor}`);
-    repo.revokeSecretId(this.db, accessor);
-    for (const lease of repo.leasesOfSecretId(this.db, accessor))
-      if (isLive(lease.state)) this.leases.revoke(lease.id);
+  async revokeSecretId(accessor: string): Promise<void> {
+    if (!(await repo.findSecretId(this.db, accessor))) throw new VaultError("NOT_FOUND", `No secret_id with accessor ${accessor}`);
+    await repo.revokeSecretId(this.db, accessor);
+    for (const lease of await repo.leasesOfSecretId(this.db, accessor))
+      if (isLive(lease.state)) await this.leases.revoke(lease.id);
   }
 
-  login({ role_id, secret_id }: LoginInput): IssuedToken {
+  async login({ role_id, secret_id }: LoginInput): Promise<IssuedToken> {
     const refused = new VaultError("UNAUTHENTICATED", "Login refused: unknown role_id, or a wrong, used-up, expired or revoked secret_id");
-    const role = repo.findRoleByRoleId(this.db, role_id);
-    const secret = repo.findSecretIdByHash(this.db, sha256(secret_id));
+    const role = await repo.findRoleByRoleId(this.db, role_id);
+    const secret = await repo.findSecretIdByHash(this.db, sha256(secret_id));
     if (!role || !secret || secret.roleName !== role.name || !usable(secret)) throw refused;
-    const counted = this.db.transaction((tx) => {
-      const fresh = repo.findSecretId(tx, secret.accessor);
-      if (!fresh || !usable(fresh)) return false;
-      if (fresh.usesLeft !== null) repo.useSecretId(tx, fresh.accessor, fresh.usesLeft - 1);
-      return true;
-    });
-    if (!counted) throw refused;
+    // One atomic update counts the use, so racing logins (on any node) cannot both take a secret_id's last use.
+    if (!(await repo.useSecretId(this.db, secret.accessor, new Date()))) throw refused;
     const token = randomToken("pvt_");
-    const lease = this.leases.issue({
+    const lease = await this.leases.issue({
       purpose: "token",
       holder: role.name,
       hash: sha256(token),
@@ -94,43 +89,43 @@ export class AppRoles {
       maxExpiresAt: Date.now() + role.tokenMaxTtlSeconds * 1000,
       autoRenew: true,
     });
-    this.leases.activate(lease.id);
-    return view(token, this.leases.view(lease.id)!);
+    await this.leases.activate(lease.id);
+    return view(token, (await this.leases.view(lease.id))!);
   }
 
   /** The caller a token stands for; refuses unknown, expired and revoked tokens. */
-  authenticate(token: string | undefined): Caller & { leaseId: string } {
-    const lease = token ? this.leases.liveByHash(sha256(token)) : undefined;
+  async authenticate(token: string | undefined): Promise<Caller & { leaseId: string }> {
+    const lease = token ? await this.leases.liveByHash(sha256(token)) : undefined;
     if (!lease?.context) throw new VaultError("UNAUTHENTICATED", "A valid vault token is required (expired and revoked tokens are refused)");
-    const role = repo.findRole(this.db, lease.context.holder);
+    const role = await repo.findRole(this.db, lease.context.holder);
     if (!role) throw new VaultError("UNAUTHENTICATED", "The token's role no longer exists");
     // A secret_id revoked by another process (the CLI) ends its tokens here too.
-    const secret = lease.context.secretIdAccessor ? repo.findSecretId(this.db, lease.context.secretIdAccessor) : undefined;
+    const secret = lease.context.secretIdAccessor ? await repo.findSecretId(this.db, lease.context.secretIdAccessor) : undefined;
     if (!secret || secret.revokedAt !== null) {
-      this.leases.revoke(lease.id);
+      await this.leases.revoke(lease.id);
       throw new VaultError("UNAUTHENTICATED", "The token was revoked with its secret_id");
     }
     this.leases.touch(lease.id);
     return { name: role.name, services: role.services, leaseId: lease.id };
   }
 
-  renew(token: string): IssuedToken {
-    const { leaseId } = this.authenticate(token);
-    const lease = this.leases.view(leaseId)!;
-    if (!this.mayRenew(lease)) throw new VaultError("UNAUTHENTICATED", "The token cannot be renewed (its secret_id was revoked or it reached its maximum lifetime)");
-    return view(token, this.leases.renew(leaseId)!);
+  async renew(token: string): Promise<IssuedToken> {
+    const { leaseId } = await this.authenticate(token);
+    const lease = (await this.leases.view(leaseId))!;
+    if (!(await this.mayRenew(lease))) throw new VaultError("UNAUTHENTICATED", "The token cannot be renewed (its secret_id was revoked or it reached its maximum lifetime)");
+    return view(token, (await this.leases.renew(leaseId))!);
   }
 
-  revoke(token: string): void {
-    const { leaseId } = this.authenticate(token);
-    this.leases.revoke(leaseId);
+  async revoke(token: string): Promise<void> {
+    const { leaseId } = await this.authenticate(token);
+    await this.leases.revoke(leaseId);
   }
 
   /** A token lives another period only while its secret_id stands and its maximum lifetime allows. */
-  mayRenew(lease: LeaseView): boolean {
+  async mayRenew(lease: LeaseView): Promise<boolean> {
     const context = lease.context;
     if (!context || context.expiresAt >= context.maxExpiresAt) return false;
-    const secret = context.secretIdAccessor ? repo.findSecretId(this.db, context.secretIdAccessor) : undefined;
+    const secret = context.secretIdAccessor ? await repo.findSecretId(this.db, context.secretIdAccessor) : undefined;
     return secret !== undefined && secret.revokedAt === null && (secret.expiresAt === null || secret.expiresAt.getTime() > Date.now());
   }
 }

@@ -14,12 +14,12 @@ export interface AuditEntry {
 
 export type Audit = (<T>(entry: AuditEntry, run: () => Promise<T>, statusOf?: (result: T) => number | undefined) => Promise<T>) & {
   /** Records something that happened without a call (a lease renewed or expired by the clock). */
-  record(entry: AuditEntry, outcome: string): void;
+  record(entry: AuditEntry, outcome: string): Promise<void>;
 };
 
 /** Wraps a call so that its outcome is recorded whatever happens; the query string is left out of the path. */
 export function createAudit(db: Db, log: Logger): Audit {
-  const write = (entry: AuditEntry, status: number | undefined, outcome: string, durationMs: number) => {
+  const write = async (entry: AuditEntry, status: number | undefined, outcome: string, durationMs: number) => {
     const row = {
       at: new Date(),
       caller: entry.caller,
@@ -32,7 +32,7 @@ export function createAudit(db: Db, log: Logger): Audit {
       durationMs,
     };
     try {
-      insertAudit(db, row);
+      await insertAudit(db, row);
     } catch (error) {
       log.error("audit record could not be written", { operation: entry.operation, error });
     }
@@ -43,10 +43,10 @@ export function createAudit(db: Db, log: Logger): Audit {
     const took = () => Math.round(performance.now() - started);
     try {
       const result = await run();
-      write(entry, statusOf?.(result), "ok", took());
+      await write(entry, statusOf?.(result), "ok", took());
       return result;
     } catch (error) {
-      write(entry, error instanceof VaultError ? error.status : 500, error instanceof VaultError ? error.code : "INTERNAL_ERROR", took());
+      await write(entry, error instanceof VaultError ? error.status : 500, error instanceof VaultError ? error.code : "INTERNAL_ERROR", took());
       throw error;
     }
   };

@@ -8,9 +8,10 @@ import { vaultMcp } from "./tools.ts";
 /** The capability, with its service for in-process callers (the CLI verbs and hooks open their own). */
 export type VaultCapability = Capability & { vault: VaultService; setupLink(): string | undefined };
 
-export const vaultCapability = (({ config, log, database, actors, mcp, health }) => {
+export const vaultCapability = (async ({ config, log, database, actors, mcp, health }) => {
   const vault = new VaultService(database.db, actors, log, config);
-  vault.store.initialize();
+  await vault.store.initialize();
+  await vault.store.isSealed();
   const { tools, resources, templates, prompts } = vaultMcp(vault, database.db);
   mcp
     .server("vault", {
@@ -22,6 +23,8 @@ export const vaultCapability = (({ config, log, database, actors, mcp, health })
     .template(...templates)
     .prompt(...prompts);
   health.register("vault", () => {
+    // The seal state as last read (each vault call reads it); read afresh for the next report.
+    void vault.store.isSealed().catch(() => {});
     const { sealed, masterVersion } = vault.store.health();
     return { status: sealed ? "degraded" : "ok", sealed, masterVersion };
   });
@@ -48,5 +51,5 @@ export const vaultCapability = (({ config, log, database, actors, mcp, health })
       await setup?.stop();
     },
   };
-}) satisfies CapabilityFactory as ((runtime: Runtime) => VaultCapability) & Pick<CapabilityFactory, "mcpServers">;
+}) satisfies CapabilityFactory as ((runtime: Runtime) => Promise<VaultCapability>) & Pick<CapabilityFactory, "mcpServers">;
 vaultCapability.mcpServers = ["vault"];

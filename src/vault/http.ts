@@ -13,20 +13,20 @@ type Headers = Record<string, string | undefined>;
 const tokenOf = (headers: Headers) => headers["x-vault-token"] ?? headers.authorization?.replace(/^Bearer\s+/i, "") ?? "";
 
 export function vaultHttp(vault: VaultService) {
-  const authed = (headers: Headers, run: (caller: Caller) => unknown) => {
-    vault.store.assertUnsealed();
-    return run(authenticate(headers));
+  const authed = async (headers: Headers, run: (caller: Caller) => unknown) => {
+    await vault.store.assertUnsealed();
+    return run(await authenticate(headers));
   };
-  const authenticate = (headers: Headers): Caller => {
+  const authenticate = async (headers: Headers): Promise<Caller> => {
     try {
-      return vault.roles.authenticate(tokenOf(headers));
+      return await vault.roles.authenticate(tokenOf(headers));
     } catch (error) {
       void vault.audit({ caller: "unauthenticated", operation: "authenticate" }, () => Promise.reject(error)).catch(() => {});
       throw error;
     }
   };
-  const unsealed = (run: () => unknown) => {
-    vault.store.assertUnsealed();
+  const unsealed = async (run: () => unknown) => {
+    await vault.store.assertUnsealed();
     return run();
   };
 
@@ -35,8 +35,8 @@ export function vaultHttp(vault: VaultService) {
     .post("/auth/approle/login", ({ body }) => unsealed(() => vault.audit({ caller: "approle", operation: "login" }, async () => vault.roles.login(body))), { body: LoginInput })
     .post("/auth/token/renew", ({ headers }) => unsealed(() => vault.roles.renew(tokenOf(headers))))
     .post("/auth/token/revoke", ({ headers }) =>
-      unsealed(() => {
-        vault.roles.revoke(tokenOf(headers));
+      unsealed(async () => {
+        await vault.roles.revoke(tokenOf(headers));
         return new Response(null, { status: 204 });
       }),
     )

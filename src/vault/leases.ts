@@ -24,7 +24,7 @@ export interface LeaseView {
 }
 
 /** Decides whether a lease at its renewal point may live another period. */
-export type RenewalPolicy = (lease: LeaseView) => boolean;
+export type RenewalPolicy = (lease: LeaseView) => Promise<boolean>;
 
 /** What happened to a lease without anyone asking: the vault's audit trail records each. */
 export type LeaseEvent = "lease_renewed" | "lease_not_renewed" | "lease_expired";
@@ -51,9 +51,9 @@ export class Leases {
     this.kind = {
       kind: "vault-lease",
       machine: leaseMachine,
-      record: (tx, id, snapshot) => {
+      record: async (tx, id, snapshot) => {
         const c = snapshot.context;
-        repo.saveLease(tx, {
+        await repo.saveLease(tx, {
           id,
           purpose: c.purpose,
           state: String(snapshot.value),
@@ -70,43 +70,47 @@ export class Leases {
     actors.register(this.kind);
   }
 
-  issue(input: Omit<LeaseInput, "issuedAt">): LeaseView {
+  async issue(input: Omit<LeaseInput, "issuedAt">): Promise<LeaseView> {
     const id = `lease_${randomUUID()}`;
-    this.actors.spawn(this.kind, id, { ...input, issuedAt: Date.now() });
+    const actor = await this.actors.spawn(this.kind, id, { ...input, issuedAt: Date.now() });
     this.#watch(id);
-    return this.view(id)!;
-  }
-
-  view(id: string): LeaseView | undefined {
-    const actor = this.actors.get(this.kind, id);
-    if (!actor) {
-      const row = repo.findLease(this.db, id);
-      return row ? { id, state: row.state as LeaseState } : undefined;
-    }
     const snapshot = actor.getSnapshot();
     return { id, state: snapshot.value as LeaseState, context: snapshot.context };
   }
 
+  /** The lease as its live actor has it, or as its row says once it has ended and its actor was retired. */
+  async view(id: string): Promise<LeaseView | undefined> {
+    const live = this.#live(id);
+    if (live) return live;
+    const row = await repo.findLease(this.db, id);
+    return row ? { id, state: row.state as LeaseState } : undefined;
+  }
+
+  #live(id: string): LeaseView | undefined {
+    const snapshot = this.actors.get(this.kind, id)?.getSnapshot();
+    return snapshot && { id, state: snapshot.value as LeaseState, context: snapshot.context };
+  }
+
   /** The live lease whose bearer value hashes to `hash`, or undefined when none is issued/active/renewing. */
-  liveByHash(hash: string): LeaseView | undefined {
-    const row = repo.findLeaseByHash(this.db, hash);
+  async liveByHash(hash: string): Promise<LeaseView | undefined> {
+    const row = await repo.findLeaseByHash(this.db, hash);
     if (!row) return undefined;
-    const lease = this.view(row.id);
+    const lease = this.#live(row.id);
     if (!lease?.context || !isLive(lease.state) || Date.now() >= lease.context.expiresAt) return undefined;
     return lease;
   }
 
-  activate(id: string, ttlMs?: number): void {
-    this.actors.send(this.kind, id, { type: "ACTIVATE", at: Date.now(), ttlMs });
+  async activate(id: string, ttlMs?: number): Promise<void> {
+    await this.actors.send(this.kind, id, { type: "ACTIVATE", at: Date.now(), ttlMs });
   }
 
-  renew(id: string): LeaseView | undefined {
-    this.actors.send(this.kind, id, { type: "RENEW", at: Date.now() });
+  async renew(id: string): Promise<LeaseView | undefined> {
+    await this.actors.send(this.kind, id, { type: "RENEW", at: Date.now() });
     return this.view(id);
   }
 
-  revoke(id: string): void {
-    this.actors.send(this.kind, id, { type: "REVOKE" });
+  async revoke(id: string): Promise<void> {
+    await this.actors.send(this.kind, id, { type: "REVOKE" });
   }
 
   /**
@@ -131,7 +135,7 @@ export class Leases {
   }
 
   #watch(id: string): void {
-    let previous = this.view(id)?.state;
+    let previous = this.#live(id)?.state;
     const react = (lease: LeaseView) => {
       const arrived = lease.state !== previous;
       previous = lease.state;
@@ -154,14 +158,22 @@ export class Leases {
    * first. In `renewing` either answer leaves the state; in `expiring` only a renewal is sent.
    */
   #decideLater(id: string): void {
-    setImmediate(() => {
-      const lease = this.view(id);
+    setImmediate(async () => {
+      const lease = this.#live(id);
       if (lease?.state !== "renewing" && lease?.state !== "expiring") return; // decided, renewed or revoked meanwhile
-      const renew = this.hooks.policy(lease);
+      let renew: boolean;
+      try {
+        renew = await this.hooks.policy(lease);
+      } catch (error) {
+        // The store could not say: renewing stands until its expiry, unless its holder renews it meanwhile.
+        this.hooks.log.error("vault lease renewal could not be decided", { leaseId: id, error });
+        return;
+      }
+      if (this.#live(id)?.state !== lease.state) return; // moved while the policy was read
       if (!renew && lease.state === "expiring") return;
       this.#usedSinceRenewal.delete(id);
       try {
-        this.actors.send(this.kind, id, renew ? { type: "RENEW", at: Date.now() } : { type: "RENEWAL_DECLINED" });
+        await this.actors.send(this.kind, id, renew ? { type: "RENEW", at: Date.now() } : { type: "RENEWAL_DECLINED" });
       } catch (error) {
         // Not stored, so it stays `renewing`, whose deadline is its expiry: it ends then, unless its holder renews it.
         this.hooks.log.error("vault lease renewal decision could not be stored", { leaseId: id, error });

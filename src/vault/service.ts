@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { Value } from "@sinclair/typebox/value";
 import type { ActorSystem } from "../../actors/system.ts";
 import type { Config } from "../config.ts";
-import type { Db } from "../db/client.ts";
+import { isUniqueViolation, type Db } from "../db/client.ts";
 import type { Logger } from "../log.ts";
 import { AppRoles, type Caller } from "./approle.ts";
 import { createAudit, type Audit } from "./audit.ts";
@@ -50,6 +50,7 @@ export class VaultService {
   readonly audit: Audit;
   readonly config: VaultConfig;
   #sanitizer?: { sanitizer: Sanitizer; fingerprint: string };
+  readonly #log: Logger;
 
   constructor(
     private readonly db: Db,
@@ -60,11 +61,12 @@ export class VaultService {
     this.config = config.vault;
     this.store = new SecretStore(db, new Keyring(keyDirOf(config)), { autoUnseal: config.vault.auto_unseal });
     const vaultLog = log.child({ component: "vault" });
+    this.#log = vaultLog;
     this.audit = createAudit(db, vaultLog);
     this.leases = new Leases(actors, db, {
-      policy: (lease) => lease.context?.purpose === "token" && this.leases.usedSinceRenewal(lease.id) && this.roles.mayRenew(lease),
+      policy: async (lease) => lease.context?.purpose === "token" && this.leases.usedSinceRenewal(lease.id) && (await this.roles.mayRenew(lease)),
       // The lease id stands in the path column: a lease event concerns no service or request.
-      happened: (event, lease) => this.audit.record({ caller: lease.context?.holder ?? "unknown", operation: event, path: `lease/${lease.id}` }, "ok"),
+      happened: (event, lease) => void this.audit.record({ caller: lease.context?.holder ?? "unknown", operation: event, path: `lease/${lease.id}` }, "ok"),
       log: vaultLog,
     });
     this.roles = new AppRoles(db, this.leases, {
@@ -77,10 +79,10 @@ export class VaultService {
 
   addService(input: AddServiceInput, caller: Caller): Promise<ServiceView> {
     return this.audit({ caller: caller.name, operation: "add_service", service: input.name }, async () => {
-      this.store.assertUnsealed();
+      await this.store.assertUnsealed();
       const template = findTemplate(input.template);
       if (!template) throw new VaultError("UNKNOWN_TEMPLATE", `No template named ${input.template}`);
-      if (repo.findService(this.db, input.name)) throw new VaultError("SERVICE_EXISTS", `A service named ${input.name} already exists`);
+      if (await repo.findService(this.db, input.name)) throw new VaultError("SERVICE_EXISTS", `A service named ${input.name} already exists`);
       if (template.kind === "custom" && (!input.base_url || !input.injection))
         throw VaultError.invalid("a custom service needs base_url and injection");
       const settings = settingsFor(template, input);
@@ -90,29 +92,35 @@ export class VaultService {
       const unknown = Object.keys(input.credential).find((name) => !fields.some((f) => f.name === name));
       if (unknown) throw VaultError.invalid(`the credential has no field ${unknown} for this template`);
       const now = new Date();
-      this.db.transaction((tx) => {
-        repo.insertService(tx, { name: input.name, template: template.name, settings, status: "unchecked", statusReason: null, checkedAt: null, createdAt: now, updatedAt: now });
-        this.store.put(tx, secretId(input.name), input.credential);
-      });
-      return view(repo.findService(this.db, input.name)!);
+      try {
+        await this.db.transaction(async (tx) => {
+          await repo.insertService(tx, { name: input.name, template: template.name, settings, status: "unchecked", statusReason: null, checkedAt: null, createdAt: now, updatedAt: now });
+          await this.store.put(tx, secretId(input.name), input.credential);
+        });
+      } catch (error) {
+        // Added meanwhile by another request or node.
+        if (isUniqueViolation(error)) throw new VaultError("SERVICE_EXISTS", `A service named ${input.name} already exists`);
+        throw error;
+      }
+      return view((await repo.findService(this.db, input.name))!);
     });
   }
 
   removeService(name: string, caller: Caller): Promise<void> {
     return this.audit({ caller: caller.name, operation: "remove_service", service: name }, async () => {
-      this.store.assertUnsealed();
-      if (!repo.findService(this.db, name)) throw unknownService(name);
-      this.db.transaction((tx) => {
-        repo.deleteService(tx, name);
-        this.store.remove(tx, secretId(name));
+      await this.store.assertUnsealed();
+      if (!(await repo.findService(this.db, name))) throw unknownService(name);
+      await this.db.transaction(async (tx) => {
+        await repo.deleteService(tx, name);
+        await this.store.remove(tx, secretId(name));
       });
     });
   }
 
   services(caller: Caller): Promise<ServiceView[]> {
     return this.audit({ caller: caller.name, operation: "services" }, async () => {
-      this.store.assertUnsealed();
-      return repo.listServices(this.db).filter((row) => mayUse(caller, row.name)).map(view);
+      await this.store.assertUnsealed();
+      return (await repo.listServices(this.db)).filter((row) => mayUse(caller, row.name)).map(view);
     });
   }
 
@@ -123,8 +131,8 @@ export class VaultService {
     return this.audit(
       entry,
       async () => {
-        const { resolved, credential } = this.#use(input.service, caller);
-        return proxyCall(input, { settings: resolved.settings, credential, sanitizer: this.sanitizer(), maxRequestBytes: this.config.max_request_bytes, signal });
+        const { resolved, credential } = await this.#use(input.service, caller);
+        return proxyCall(input, { settings: resolved.settings, credential, sanitizer: await this.sanitizer(), maxRequestBytes: this.config.max_request_bytes, signal });
       },
       (result) => result.status,
     );
@@ -132,14 +140,15 @@ export class VaultService {
 
   check(service: string, caller: Caller): Promise<CheckResult> {
     return this.audit({ caller: caller.name, operation: "check", service }, async () => {
-      const { resolved, credential } = this.#use(service, caller);
+      const { resolved, credential } = await this.#use(service, caller);
+      const sanitizer = await this.sanitizer();
       const probe = resolved.settings.probe;
       if (!probe) return { service, ok: false, reason: "this service has no HTTP probe; verify it with exec" };
       let result: CheckResult;
       try {
         const answer = await proxyCall(
           { service, method: probe.method, path: probe.path },
-          { settings: { ...resolved.settings, allow_methods: [probe.method], allow_paths: [probe.path.split("?")[0]!] }, credential, sanitizer: this.sanitizer(), maxRequestBytes: 0 },
+          { settings: { ...resolved.settings, allow_methods: [probe.method], allow_paths: [probe.path.split("?")[0]!] }, credential, sanitizer, maxRequestBytes: 0 },
         );
         const ok = answer.status >= 200 && answer.status < 300;
         result = { service, ok, status: answer.status, reason: ok ? "working" : `the service answered ${answer.status}` };
@@ -147,7 +156,7 @@ export class VaultService {
         if (!(error instanceof VaultError) || error.code === "SEALED") throw error;
         result = { service, ok: false, reason: error.message };
       }
-      repo.setServiceStatus(this.db, service, result.ok ? "working" : "failing", result.ok ? null : result.reason);
+      await repo.setServiceStatus(this.db, service, result.ok ? "working" : "failing", result.ok ? null : result.reason);
       return result;
     }, (r) => r.status);
   }
@@ -156,9 +165,10 @@ export class VaultService {
     return this.audit(
       { caller: caller.name, operation: "exec", service: input.service, method: "EXEC", path: input.command },
       async () => {
-        const { resolved, credential } = this.#use(input.service, caller);
+        const { resolved, credential } = await this.#use(input.service, caller);
+        const sanitizer = await this.sanitizer();
         // The credential handed to the child is a lease: it ends when the command does, or the command ends with it.
-        const lease = this.leases.issue({ purpose: "exec", holder: input.service, ttlMs: this.config.exec_timeout_ms, maxExpiresAt: Date.now() + this.config.exec_timeout_ms, autoRenew: false });
+        const lease = await this.leases.issue({ purpose: "exec", holder: input.service, ttlMs: this.config.exec_timeout_ms, maxExpiresAt: Date.now() + this.config.exec_timeout_ms, autoRenew: false });
         let stop: () => void = () => {};
         const unsubscribe = this.leases.onChange(lease.id, ({ state }) => {
           if (state === "expired" || state === "revoked") stop();
@@ -167,16 +177,16 @@ export class VaultService {
           return await runCommand(input.command, input.args, {
             settings: resolved.settings,
             credential,
-            sanitizer: this.sanitizer(),
+            sanitizer,
             path: this.config.exec_path,
             onStart: (kill) => {
               stop = kill;
-              this.leases.activate(lease.id);
+              this.leases.activate(lease.id).catch((error) => this.#log.error("exec lease could not be activated", { leaseId: lease.id, error }));
             },
           });
         } finally {
           unsubscribe();
-          if (this.leases.view(lease.id)?.state !== "expired") this.leases.revoke(lease.id);
+          if ((await this.leases.view(lease.id))?.state !== "expired") await this.leases.revoke(lease.id);
         }
       },
       (result) => result.exitCode ?? undefined,
@@ -187,16 +197,16 @@ export class VaultService {
    * A sanitizer over every configured service's values and token shapes; rebuilt when the stored secrets change,
    * in this process or another one on the same data dir.
    */
-  sanitizer(): Sanitizer {
-    this.store.assertUnsealed();
-    const fingerprint = repo.secretsFingerprint(this.db);
+  async sanitizer(): Promise<Sanitizer> {
+    await this.store.assertUnsealed();
+    const fingerprint = await repo.secretsFingerprint(this.db);
     if (this.#sanitizer?.fingerprint === fingerprint) return this.#sanitizer.sanitizer;
     const values: { service: string; value: string }[] = [];
     const shapes: TokenShape[] = [];
-    for (const row of repo.listServices(this.db)) {
+    for (const row of await repo.listServices(this.db)) {
       const template = findTemplate(row.template)!;
       const settings = row.settings as ServiceSettings;
-      const credential = this.store.get(secretId(row.name)) ?? {};
+      const credential = (await this.store.get(secretId(row.name))) ?? {};
       const fields = template.kind === "custom" ? fieldsFor(settings.injection) : template.fields;
       for (const value of secretValues(fields, credential)) values.push({ service: row.name, value });
       for (const pattern of template.tokenShapes) shapes.push({ service: row.name, pattern });
@@ -206,12 +216,12 @@ export class VaultService {
     return sanitizer;
   }
 
-  #use(name: string, caller: Caller) {
-    this.store.assertUnsealed();
-    const row = repo.findService(this.db, name);
+  async #use(name: string, caller: Caller) {
+    await this.store.assertUnsealed();
+    const row = await repo.findService(this.db, name);
     if (!row) throw unknownService(name);
     if (!mayUse(caller, name)) throw new VaultError("PERMISSION_DENIED", `${caller.name} may not use ${name}`);
-    const credential = this.store.get(secretId(name));
+    const credential = await this.store.get(secretId(name));
     if (!credential) throw new VaultError("NOT_FOUND", `${name} has no stored credential`);
     return { resolved: { row, template: findTemplate(row.template)!, settings: row.settings as ServiceSettings }, credential };
   }
@@ -226,9 +236,9 @@ export const secretId = (service: string) => `service:${service}`;
  * vault was never set up or has no such service. It opens the store on its own, so it works in a process that does
  * not host the vault. Never reaches an agent or a route. Throws the sealed error while the vault is sealed.
  */
-export function storedCredential(db: Db, config: Config, service: string): Record<string, string> | undefined {
+export async function storedCredential(db: Db, config: Config, service: string): Promise<Record<string, string> | undefined> {
   const store = new SecretStore(db, new Keyring(keyDirOf(config)), { autoUnseal: config.vault.auto_unseal });
-  if (!store.status().initialized) return undefined;
+  if (!(await store.status()).initialized) return undefined;
   return store.get(secretId(service));
 }
 

@@ -32,37 +32,54 @@ export class SecretStore {
     private readonly options: { autoUnseal: boolean; unsealKeyFile?: string },
   ) {}
 
-  /** On first start: creates the key files and the first data key, unsealed. Later starts change nothing. */
-  initialize(): void {
-    if (repo.readState(this.db)) return;
+  /**
+   * On first start: creates the key files and the first data key, unsealed. Later starts change nothing; on a
+   * store shared by several nodes, the first node to start does it, and the others unseal from the same key files.
+   */
+  async initialize(): Promise<void> {
+    if (await repo.readState(this.db)) return;
     if (!this.keyring.exists()) this.keyring.create();
     const { current, keys } = this.keyring.open(this.#material());
     const id = `dk_${randomUUID()}`;
-    this.db.transaction((tx) => {
-      repo.insertDataKey(tx, { id, masterVersion: current, wrapped: wrapDataKey(keys.get(current)!, randomKey(), id), active: true, createdAt: new Date() });
-      repo.writeState(tx, { sealed: false, masterVersion: current });
+    const created = await this.db.transaction(async (tx) => {
+      // Another node may have initialised the store since the read above.
+      if (await repo.readState(tx)) return false;
+      await repo.insertDataKey(tx, { id, masterVersion: current, wrapped: wrapDataKey(keys.get(current)!, randomKey(), id), active: true, createdAt: new Date() });
+      await repo.writeState(tx, { sealed: false, masterVersion: current });
+      return true;
     });
-    this.#master = keys;
+    if (created) this.#master = keys;
   }
 
-  /** What /health shows: one read of the state row. */
+  /** What /health shows: the seal state as last read (every operation reads it; `isSealed` reads it anew). */
   health(): { sealed: boolean; masterVersion: number | null } {
-    const state = repo.readState(this.db);
-    return { sealed: this.isSealed(state), masterVersion: state?.masterVersion ?? null };
+    return this.#health;
   }
+  #health: { sealed: boolean; masterVersion: number | null } = { sealed: true, masterVersion: null };
 
-  status(): StoreStatus {
-    const state = repo.readState(this.db);
+  async status(): Promise<StoreStatus> {
+    const state = await repo.readState(this.db);
     return {
       initialized: state !== undefined,
-      sealed: this.isSealed(state),
+      sealed: this.isSealedBy(state),
       masterVersion: state?.masterVersion ?? null,
-      dataKeys: repo.countDataKeys(this.db),
+      dataKeys: await repo.countDataKeys(this.db),
     };
   }
 
   /** True when the flag says sealed or this process cannot open the keys; a sealed process forgets its keys. */
-  isSealed(state = repo.readState(this.db)): boolean {
+  async isSealed(): Promise<boolean> {
+    return this.isSealedBy(await repo.readState(this.db));
+  }
+
+  /** isSealed, given the state row as read. */
+  isSealedBy(state: Awaited<ReturnType<typeof repo.readState>>): boolean {
+    const sealed = this.#judge(state);
+    this.#health = { sealed, masterVersion: state?.masterVersion ?? null };
+    return sealed;
+  }
+
+  #judge(state: Awaited<ReturnType<typeof repo.readState>>): boolean {
     if (!state || state.sealed) {
       this.#forget();
       return true;
@@ -77,72 +94,72 @@ export class SecretStore {
     }
   }
 
-  seal(): void {
-    const state = repo.readState(this.db);
+  async seal(): Promise<void> {
+    const state = await repo.readState(this.db);
     if (!state) throw new VaultError("NOT_FOUND", "The vault is not initialised; start the server once first");
-    repo.writeState(this.db, { sealed: true, masterVersion: state.masterVersion });
+    await repo.writeState(this.db, { sealed: true, masterVersion: state.masterVersion });
     this.#forget();
   }
 
   /** Opens the master key with the unseal key (checked before anything changes), then clears the flag. */
-  unseal(keyFile?: string): void {
-    const state = repo.readState(this.db);
+  async unseal(keyFile?: string): Promise<void> {
+    const state = await repo.readState(this.db);
     if (!state) throw new VaultError("NOT_FOUND", "The vault is not initialised; start the server once first");
     const { keys } = this.keyring.open(this.#material(keyFile));
     this.#master = keys;
-    repo.writeState(this.db, { sealed: false, masterVersion: state.masterVersion });
+    await repo.writeState(this.db, { sealed: false, masterVersion: state.masterVersion });
   }
 
   /** Throws the sealed error unless the vault can serve secrets now. */
-  assertUnsealed(): void {
-    if (this.isSealed()) throw VaultError.sealed();
+  async assertUnsealed(): Promise<void> {
+    if (await this.isSealed()) throw VaultError.sealed();
   }
 
-  put(tx: DbOrTx, id: string, value: SecretValue): void {
-    this.assertUnsealed();
-    const key = repo.activeDataKey(tx);
+  async put(tx: DbOrTx, id: string, value: SecretValue): Promise<void> {
+    if (this.isSealedBy(await repo.readState(tx))) throw VaultError.sealed();
+    const key = await repo.activeDataKey(tx);
     if (!key) throw new Error("the vault has no active data key");
-    const sealed = encrypt(this.#dataKey(tx, key.id), Buffer.from(JSON.stringify(value)), secretAad(id));
-    repo.saveSecret(tx, { id, dataKeyId: key.id, sealed, updatedAt: new Date() });
+    const sealed = encrypt(await this.#dataKey(tx, key.id), Buffer.from(JSON.stringify(value)), secretAad(id));
+    await repo.saveSecret(tx, { id, dataKeyId: key.id, sealed, updatedAt: new Date() });
   }
 
-  get(id: string): SecretValue | undefined {
-    this.assertUnsealed();
-    const row = repo.findSecret(this.db, id);
+  async get(id: string): Promise<SecretValue | undefined> {
+    await this.assertUnsealed();
+    const row = await repo.findSecret(this.db, id);
     if (!row) return undefined;
-    return JSON.parse(decrypt(this.#dataKey(this.db, row.dataKeyId), row.sealed, secretAad(id)).toString("utf8")) as SecretValue;
+    return JSON.parse(decrypt(await this.#dataKey(this.db, row.dataKeyId), row.sealed, secretAad(id)).toString("utf8")) as SecretValue;
   }
 
-  remove(tx: DbOrTx, id: string): void {
-    repo.deleteSecret(tx, id);
+  async remove(tx: DbOrTx, id: string): Promise<void> {
+    await repo.deleteSecret(tx, id);
   }
 
   /**
    * Makes a new master key version and re-wraps every data key under it in one transaction; secrets are not
    * touched, and a process already holding data keys keeps serving throughout.
    */
-  rotate(): { masterVersion: number; dataKeys: number } {
-    this.assertUnsealed();
+  async rotate(): Promise<{ masterVersion: number; dataKeys: number }> {
+    await this.assertUnsealed();
     const material = this.#material();
     const { version, key } = this.keyring.addVersion(material);
     const { keys } = this.keyring.open(material);
-    const rows = repo.dataKeys(this.db);
-    this.db.transaction((tx) => {
+    const rows = await repo.dataKeys(this.db);
+    await this.db.transaction(async (tx) => {
       for (const row of rows) {
         const dataKey = decrypt(keys.get(row.masterVersion)!, row.wrapped, dataKeyAad(row.id));
-        repo.rewrapDataKey(tx, row.id, version, wrapDataKey(key, dataKey, row.id));
+        await repo.rewrapDataKey(tx, row.id, version, wrapDataKey(key, dataKey, row.id));
       }
-      repo.writeState(tx, { sealed: false, masterVersion: version });
+      await repo.writeState(tx, { sealed: false, masterVersion: version });
     });
     this.keyring.retainOnly(version);
     this.#master = new Map([[version, key]]);
     return { masterVersion: version, dataKeys: rows.length };
   }
 
-  #dataKey(db: DbOrTx, id: string): Buffer {
+  async #dataKey(db: DbOrTx, id: string): Promise<Buffer> {
     const cached = this.#dataKeys.get(id);
     if (cached) return cached;
-    const row = repo.findDataKey(db, id);
+    const row = await repo.findDataKey(db, id);
     if (!row) throw new Error(`data key ${id} is missing`);
     // Another process may have rotated the master key since this one unsealed: read the key file again.
     if (!this.#master?.has(row.masterVersion)) this.#master = this.keyring.open(this.#material()).keys;

@@ -15,9 +15,9 @@ import type { VaultService } from "./service.ts";
 
 export const vaultMcp = (vault: VaultService, db: Parameters<typeof repo.findRole>[0]) => {
   /** A verified caller acts as the role of the same name; an unverified one only on a trusted local server. */
-  const callerOf = (context: RequestContext): Caller => {
+  const callerOf = async (context: RequestContext): Promise<Caller> => {
     if (context.caller) {
-      const role = repo.findRole(db, context.caller);
+      const role = await repo.findRole(db, context.caller);
       if (!role) throw new VaultError("PERMISSION_DENIED", `${context.caller} has no vault role`);
       return { name: role.name, services: role.services };
     }
@@ -43,7 +43,7 @@ export const vaultMcp = (vault: VaultService, db: Parameters<typeof repo.findRol
       input: ApiCallInput,
       output: ApiCallResult,
       annotations: { openWorldHint: true },
-      handler: (args, context) => guarded(async () => jsonResult({ ...(await vault.apiCall(args, callerOf(context), context.signal)) })),
+      handler: (args, context) => guarded(async () => jsonResult({ ...(await vault.apiCall(args, await callerOf(context), context.signal)) })),
     }),
     defineTool({
       name: "exec",
@@ -54,7 +54,7 @@ export const vaultMcp = (vault: VaultService, db: Parameters<typeof repo.findRol
       input: ExecInput,
       output: ExecResult,
       annotations: { openWorldHint: true, destructiveHint: true },
-      handler: (args, context) => guarded(async () => jsonResult({ ...(await vault.exec(args, callerOf(context))) })),
+      handler: (args, context) => guarded(async () => jsonResult({ ...(await vault.exec(args, await callerOf(context))) })),
     }),
     defineTool({
       name: "check",
@@ -63,7 +63,7 @@ export const vaultMcp = (vault: VaultService, db: Parameters<typeof repo.findRol
       input: Type.Object({ service: Type.String({ minLength: 1, maxLength: 64 }) }),
       output: CheckResult,
       annotations: { readOnlyHint: true, openWorldHint: true },
-      handler: ({ service }, context) => guarded(async () => jsonResult({ ...(await vault.check(service, callerOf(context))) })),
+      handler: ({ service }, context) => guarded(async () => jsonResult({ ...(await vault.check(service, await callerOf(context))) })),
     }),
     defineTool({
       name: "services",
@@ -72,12 +72,12 @@ export const vaultMcp = (vault: VaultService, db: Parameters<typeof repo.findRol
       input: Type.Object({}),
       output: Type.Object({ services: Type.Array(ServiceView) }),
       annotations: { readOnlyHint: true },
-      handler: (_args, context) => guarded(async () => jsonResult({ services: await vault.services(callerOf(context)) })),
+      handler: (_args, context) => guarded(async () => jsonResult({ services: await vault.services(await callerOf(context)) })),
     }),
   ];
 
   const json = (value: unknown) => JSON.stringify(value, null, 2);
-  const services = (context: RequestContext) => vault.services(callerOf(context));
+  const services = async (context: RequestContext) => vault.services(await callerOf(context));
   const names = async (typed: string, context: RequestContext) => (await services(context)).map((s) => s.name).filter((name) => name.startsWith(typed));
   const resources: Resource[] = [
     {

@@ -44,10 +44,10 @@ export function startSetupServer(vault: VaultService, log: Logger, port: number)
   };
   const sessionMs = vault.config.setup_session_seconds * 1000;
 
-  const sessionOf = (cookie: string | undefined) => {
+  const sessionOf = async (cookie: string | undefined) => {
     const value = cookie?.split(/;\s*/).find((c) => c.startsWith(`${cookieName}=`))?.slice(cookieName.length + 1);
     if (!value) return undefined;
-    const lease = vault.leases.liveByHash(sha256(value));
+    const lease = await vault.leases.liveByHash(sha256(value));
     return lease?.context?.holder === "setup" ? { value, csrf: sha256(`csrf:${value}`) } : undefined;
   };
   const html = (body: string, status = 200) => new Response(body, { status, headers });
@@ -61,15 +61,15 @@ export function startSetupServer(vault: VaultService, log: Logger, port: number)
       log.error("setup page error", { error });
       return html(messagePage("Setup", "Something went wrong; the server log has the details."), 500);
     })
-    .get("/login", ({ query }) => {
+    .get("/login", async ({ query }) => {
       if (!takeLink(query.once)) return html(messagePage("Setup", "This link is not valid (it works once). Restart the server for a new one."), 401);
       const session = randomToken("");
-      const issued = vault.leases.issue({ purpose: "session", holder: "setup", hash: sha256(session), ttlMs: sessionMs, maxExpiresAt: Date.now() + sessionMs, autoRenew: false });
-      vault.leases.activate(issued.id);
+      const issued = await vault.leases.issue({ purpose: "session", holder: "setup", hash: sha256(session), ttlMs: sessionMs, maxExpiresAt: Date.now() + sessionMs, autoRenew: false });
+      await vault.leases.activate(issued.id);
       return redirect("/", `${cookieName}=${session}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${vault.config.setup_session_seconds}`);
     })
-    .onBeforeHandle(({ request }) => {
-      const session = sessionOf(request.headers.get("cookie") ?? undefined);
+    .onBeforeHandle(async ({ request }) => {
+      const session = await sessionOf(request.headers.get("cookie") ?? undefined);
       if (!session) return html(messagePage("Setup", "Open the one-time link printed in the server log at start-up."), 401);
       if (request.method === "POST") {
         const origin = request.headers.get("origin");
@@ -77,29 +77,29 @@ export function startSetupServer(vault: VaultService, log: Logger, port: number)
       }
     })
     .get("/", async ({ request, query }) => {
-      const session = sessionOf(request.headers.get("cookie") ?? undefined)!;
-      if (vault.store.isSealed()) return html(messagePage("Setup", "The vault is sealed; run 'platform vault unseal'."), 503);
+      const session = (await sessionOf(request.headers.get("cookie") ?? undefined))!;
+      if (await vault.store.isSealed()) return html(messagePage("Setup", "The vault is sealed; run 'platform vault unseal'."), 503);
       const notice = typeof query.notice === "string" ? { text: query.notice.slice(0, 300), ok: query.ok === "1" } : undefined;
       return html(homePage(await vault.services(setupCaller), session.csrf, notice));
     })
-    .get("/add", ({ request, query }) => {
-      const session = sessionOf(request.headers.get("cookie") ?? undefined)!;
+    .get("/add", async ({ request, query }) => {
+      const session = (await sessionOf(request.headers.get("cookie") ?? undefined))!;
       const template = findTemplate(String(query.template ?? ""));
       if (!template) return back("Choose a template", false);
       return html(addPage(template, session.csrf));
     })
     .post("/services", async ({ request, body }) => {
-      const form = checkedForm(request, body, sessionOf);
+      const form = await checkedForm(request, body, sessionOf);
       await vault.addService(serviceInput(form), setupCaller);
       return back(`Added ${form.name}`, true);
     })
     .post("/services/:name/check", async ({ request, body, params }) => {
-      checkedForm(request, body, sessionOf);
+      await checkedForm(request, body, sessionOf);
       const result = await vault.check(params.name, setupCaller);
       return back(`${params.name}: ${result.ok ? "working" : result.reason}`, result.ok);
     })
     .post("/services/:name/remove", async ({ request, body, params }) => {
-      checkedForm(request, body, sessionOf);
+      await checkedForm(request, body, sessionOf);
       await vault.removeService(params.name, setupCaller);
       return back(`Removed ${params.name}`, true);
     });
@@ -117,9 +117,9 @@ export function startSetupServer(vault: VaultService, log: Logger, port: number)
 
 type Form = Record<string, string>;
 
-function checkedForm(request: Request, body: unknown, sessionOf: (cookie: string | undefined) => { csrf: string } | undefined): Form {
+async function checkedForm(request: Request, body: unknown, sessionOf: (cookie: string | undefined) => Promise<{ csrf: string } | undefined>): Promise<Form> {
   const form = (body ?? {}) as Form;
-  const session = sessionOf(request.headers.get("cookie") ?? undefined);
+  const session = await sessionOf(request.headers.get("cookie") ?? undefined);
   if (!session || typeof form.csrf !== "string" || !constantTimeEqual(form.csrf, session.csrf))
     throw VaultError.invalid("The form expired or did not come from this page (CSRF check failed); reload and try again");
   return form;
