@@ -158,6 +158,8 @@ export class ActorSystem {
   /** Transitions waiting for the next batch. */
   #queue: Write[] = [];
   #flushing?: Promise<void>;
+  /** The batch being written. */
+  #inFlight: Write[] = [];
   #scheduled = false;
   #stopped = false;
 
@@ -296,9 +298,15 @@ export class ActorSystem {
     return { live: this.#entries.size, active, byKind };
   }
 
-  /** Resolves once every transition so far has been written or refused (each refusal reaches its own sender). */
+  /**
+   * Resolves once every transition made so far is committed; rejects with the first refusal among them (each also
+   * reaches its own sender). An answer that acknowledges changes made with `tell` awaits this first.
+   */
   async committed(): Promise<void> {
-    while (this.#queue.length || this.#flushing) await (this.#flushing ?? this.#flush());
+    const writes = [...this.#inFlight, ...this.#queue];
+    const outcomes = await Promise.allSettled(writes.map((write) => write.done.promise));
+    const refused = outcomes.find((outcome) => outcome.status === "rejected");
+    if (refused) throw (refused as PromiseRejectedResult).reason;
   }
 
   /** True while transitions wait for their commit. */
@@ -309,7 +317,7 @@ export class ActorSystem {
   /** Writes what is queued, then stops every actor without touching what is stored: a restart restores them as they were. */
   async stop(): Promise<void> {
     clearInterval(this.#sweeper);
-    await this.committed().catch(() => {});
+    while (this.#queue.length || this.#flushing) await (this.#flushing ?? this.#flush());
     this.#stopped = true;
     for (const id of [...this.#entries.keys()]) this.#forget(id);
   }
@@ -406,8 +414,10 @@ export class ActorSystem {
     const batch = this.#queue;
     this.#queue = [];
     if (!batch.length) return Promise.resolve();
+    this.#inFlight = batch;
     this.#flushing = this.#store(batch).finally(() => {
       this.#flushing = undefined;
+      this.#inFlight = [];
       if (this.#queue.length && !this.#stopped) void this.#flush();
     });
     return this.#flushing;

@@ -97,3 +97,9 @@ export const dialectOf = (db: DbOrTx): Dialect =>
  */
 export const timeParam = (db: DbOrTx, value: Date | null): number | Date | null =>
   value === null ? null : dialectOf(db) === "sqlite" ? value.getTime() : value;
+
+/** Runs a raw statement on a database or transaction of either dialect (drizzle names the call differently on each). */
+export async function execute(db: DbOrTx, query: SQL): Promise<void> {
+  const raw = db as unknown as { run?(query: SQL): Promise<unknown>; execute(query: SQL): Promise<unknown> };
+  await (dialectOf(db) === "sqlite" ? raw.run!(query) : raw.execute(query));
+}

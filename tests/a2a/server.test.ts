@@ -35,7 +35,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-const taskCount = () => server.taskManager.listTasks().length;
+const taskCount = async () => (await server.taskManager.listTasks()).length;
 
 describe("task.send, task.status, task.cancel", () => {
   test("task.send runs the handler to completion and answers the final task", async () => {
@@ -83,11 +83,11 @@ describe("bad input gets its JSON-RPC error and changes nothing", () => {
     ["unknown task id", call("task.status", { id: "no-such-task" }, 12), RpcCode.TaskNotFound, 12],
     ["cancel of an unknown task", call("task.cancel", { id: "no-such-task" }, 13), RpcCode.TaskNotFound, 13],
   ])("%s", async (_name, body, code, id) => {
-    const before = taskCount();
+    const before = await taskCount();
     const { status, body: answer } = await post(body);
     expect(status).toBe(200);
     expect(answer).toMatchObject({ jsonrpc: "2.0", id, error: { code, message: expect.any(String) } });
-    expect(taskCount()).toBe(before);
+    expect(await taskCount()).toBe(before);
   });
 
   test("invalid params name the field", async () => {
@@ -103,7 +103,7 @@ describe("bad input gets its JSON-RPC error and changes nothing", () => {
   });
 
   test("a body over the limit is refused, declared or streamed", async () => {
-    const before = taskCount();
+    const before = await taskCount();
     const big = JSON.stringify(call("task.send", { type: "echo", payload: "x".repeat(10_000) }));
     const declared = await fetch(`${url}/rpc`, { method: "POST", headers: { "content-type": "application/json" }, body: big });
     expect(declared.status).toBe(413);
@@ -120,11 +120,11 @@ describe("bad input gets its JSON-RPC error and changes nothing", () => {
       }),
     });
     expect(streamed.status).toBe(413);
-    expect(taskCount()).toBe(before);
+    expect(await taskCount()).toBe(before);
   });
 
   test("batches: each call answered in turn, notifications not at all, an empty batch refused", async () => {
-    const before = taskCount();
+    const before = await taskCount();
     const { body } = await post([
       call("task.send", { type: "echo", payload: "one" }, 1),
       { jsonrpc: "2.0", method: "task.send", params: { type: "echo", payload: "note" } },
@@ -137,7 +137,7 @@ describe("bad input gets its JSON-RPC error and changes nothing", () => {
     expect(body[1]).toMatchObject({ id: 2, error: { code: RpcCode.MethodNotFound } });
     expect(body[2]).toMatchObject({ id: 3, error: { code: RpcCode.InvalidRequest } });
     expect(body[3]).toMatchObject({ id: null, error: { code: RpcCode.InvalidRequest } });
-    expect(taskCount()).toBe(before + 2); // the notification ran too
+    expect(await taskCount()).toBe(before + 2); // the notification ran too
 
     const empty = await post([]);
     expect(empty.body).toMatchObject({ id: null, error: { code: RpcCode.InvalidRequest } });
