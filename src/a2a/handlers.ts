@@ -54,7 +54,8 @@ export class TaskHandlers {
 
   /**
    * Runs the handler of a pending (or, when resuming, running) task to a final state; resolves with the task as
-   * stored then (undefined if it could not be stored). Never throws.
+   * stored then (undefined when it was cancelled meanwhile). Rejects with ActorPersistError when the store refused
+   * its start or its outcome (the task then stays as stored before).
    */
   async run(manager: TaskManager, task: Task, callerId?: string): Promise<Task | undefined> {
     const entry = this.#entries.get(task.type);
@@ -63,6 +64,7 @@ export class TaskHandlers {
     const unwatch = manager.watch(task.id, (update) => {
       if (update.state === "cancelled") cancelled.abort(new Error(`task ${task.id} was cancelled`));
     });
+    let outcome: { task: Task } | { failed: string };
     try {
       const working = task.state === "running" ? task : await manager.start(task.id);
       const context: TaskHandlerContext = { signal: cancelled.signal, callerId, update: (t) => manager.updateTask(t) };
@@ -70,15 +72,16 @@ export class TaskHandlers {
       if (cancelled.signal.aborted) return await manager.getTask(task.id);
       if (returned.id !== task.id) throw new Error(`the handler returned task ${returned.id} in place of ${task.id}`);
       if (!returned.isTerminal()) returned.markCompleted();
-      return this.#settle(() => manager.updateTask(returned));
+      outcome = { task: returned };
     } catch (error) {
       if (cancelled.signal.aborted) return await manager.getTask(task.id);
       const message = error instanceof Error ? error.message : String(error);
       this.log?.debug("task handler failed", { taskId: task.id, taskType: task.type, error: message });
-      return this.#settle(() => manager.fail(task.id, message || "the handler failed"));
+      outcome = { failed: message || "the handler failed" };
     } finally {
       unwatch?.();
     }
+    return this.#settle(() => ("failed" in outcome ? manager.fail(task.id, outcome.failed) : manager.updateTask(outcome.task)));
   }
 
   /**
@@ -90,18 +93,21 @@ export class TaskHandlers {
       const task = await manager.getTask(id);
       if (!task || task.isTerminal()) continue;
       const entry = this.#entries.get(task.type);
-      if (task.state === "pending" || entry?.options.resumable) void this.run(manager, task);
-      else await this.#settle(() => manager.fail(id, "interrupted: the process stopped while the task was running"));
+      if (task.state === "pending" || entry?.options.resumable)
+        this.run(manager, task).catch((error) => this.log?.error("recovered task's outcome could not be stored", { taskId: id, error }));
+      // A refusal of the store is logged by #settle; the task stays in progress and is recovered again later.
+      else await this.#settle(() => manager.fail(id, "interrupted: the process stopped while the task was running")).catch(() => {});
     }
   }
 
-  /** A task cancelled meanwhile refuses further moves: the expected race, not a fault. */
+  /** A task cancelled meanwhile refuses further moves: the expected race, not a fault. A refusal of the store is reported. */
   async #settle(move: () => Promise<Task>): Promise<Task | undefined> {
     try {
       return await move();
     } catch (error) {
-      if (!(error instanceof TaskStateError)) this.log?.error("task outcome could not be stored", { error });
-      return undefined;
+      if (error instanceof TaskStateError) return undefined;
+      this.log?.error("task outcome could not be stored", { error });
+      throw error;
     }
   }
 }

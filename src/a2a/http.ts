@@ -4,6 +4,7 @@
  * any handler: the task type's `requiresPeer`, then the enforcer's policy; a denial changes nothing.
  */
 import { Elysia } from "elysia";
+import { ActorPersistError } from "../../actors/system.ts";
 import type { AuthzEnforcer } from "../authz/model.ts";
 import { exclusively } from "../listen.ts";
 import { createLogger, type Logger } from "../log.ts";
@@ -13,7 +14,7 @@ import { TaskHandlers, type TaskHandler, type TaskHandlerOptions } from "./handl
 import { buildMethods, type ActionContext } from "./methods.ts";
 import { cardTo, cardTo03, requestedVersion, type ProtocolVersion } from "./protocol.ts";
 import { handleRest, restError, restPrefix } from "./rest.ts";
-import { handleRpc, rpcErrorResponse } from "./rpc.ts";
+import { handleRpc, notStored, rpcErrorResponse } from "./rpc.ts";
 import type { PushNotifications } from "./push.ts";
 import { TaskManager } from "./service.ts";
 import { lastEventRevision, nativeFrame, taskEventStream } from "./stream.ts";
@@ -135,16 +136,6 @@ export class A2AServer {
     if (this.#ownsManager) await this.taskManager.close();
   }
 
-  /** An answer leaves once the changes it reports are committed; `failed` answers when they could not be. */
-  async #afterCommit(answer: Response, failed: () => Response): Promise<Response> {
-    try {
-      await this.taskManager.committed();
-    } catch {
-      return failed();
-    }
-    return answer;
-  }
-
   async #authorize(callerId: string | undefined, action: string, context: ActionContext): Promise<void> {
     const requiredPeer = context.taskType ? this.handlers.get(context.taskType)?.options.requiresPeer : undefined;
     if (requiredPeer && !peerMatches(requiredPeer, callerId))
@@ -206,8 +197,8 @@ export class A2AServer {
           if (version) return rpcErrorResponse(RpcCode.VersionNotSupported, version);
           const text = await readBody(request, bodyLimit);
           if (text instanceof Response) return text;
-          const answer = await handleRpc(text, methods, { callerId: callerOf(request), request }, log);
-          return this.#afterCommit(answer, () => rpcErrorResponse(RpcCode.InternalError, "Internal error: the change could not be stored"));
+          // Each method awaits the commit of the changes it reports, so the answer leaves once they are stored.
+          return handleRpc(text, methods, { callerId: callerOf(request), request }, log);
         },
         { parse: "none" },
       )
@@ -221,15 +212,16 @@ export class A2AServer {
           const text = request.method === "GET" || request.method === "DELETE" ? "" : await readBody(request, bodyLimit);
           if (text instanceof Response) return restError(RpcCode.InvalidRequest, `The body exceeds ${bodyLimit} bytes`);
           const fault = (error: unknown, method: string) => {
+            if (error instanceof ActorPersistError) return restError(RpcCode.InternalError, notStored);
             const errorId = crypto.randomUUID();
             log.error("internal error in A2A method", { method, errorId, error });
             return restError(RpcCode.InternalError, `Internal error; quote error id ${errorId} when reporting it`);
           };
           const path = url.pathname.slice(restPrefix.length);
-          const answer =
+          return (
             (await handleRest(request.method, path, url.searchParams, text, methods, { callerId: callerOf(request), request }, fault)) ??
-            restError(RpcCode.MethodNotFound, `No A2A HTTP+JSON route ${request.method} ${path}`);
-          return this.#afterCommit(answer, () => restError(RpcCode.InternalError, "Internal error: the change could not be stored"));
+            restError(RpcCode.MethodNotFound, `No A2A HTTP+JSON route ${request.method} ${path}`)
+          );
         },
         { parse: "none" },
       )

@@ -78,7 +78,10 @@ export function buildMethods(deps: MethodDeps): Map<string, Method> {
     // Before the handler starts, so its first change is pushed too.
     if (checked) await pushOf().save(task.id, checked, push.version);
     const ran = handlers.run(manager, task, call.callerId);
-    if (!blocking || call.notification) return (await manager.getTask(task.id))!;
+    if (!blocking || call.notification) {
+      ran.catch(() => {}); // reported by the handlers; nobody waits for this answer
+      return (await manager.getTask(task.id))!;
+    }
     return (await ran) ?? (await manager.getTask(task.id))!;
   }
 

@@ -3,6 +3,7 @@
  * method may answer with a stream (SSE); such a method must be called alone and with an id.
  */
 import { randomUUID } from "node:crypto";
+import { ActorPersistError } from "../../actors/system.ts";
 import type { Logger } from "../log.ts";
 import { RpcCode, RpcError, type RpcErrorBody } from "./errors.ts";
 
@@ -44,6 +45,9 @@ const failure = (id: RpcId, code: number, message: string, data?: unknown): RpcR
   id,
   error: { code, message, ...(data === undefined ? {} : { data }) },
 });
+
+/** The answer to a change the store refused: nothing of it happened. */
+export const notStored = "Internal error: the change could not be stored";
 
 export const rpcErrorResponse = (code: number, message: string, status = 200) => json(failure(null, code, message), status);
 
@@ -101,6 +105,8 @@ async function answer(
         return new Response(`event: error\ndata: ${JSON.stringify(response)}\n\n`, { headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } });
       return response;
     }
+    // The store refused the change (or is out of reach): nothing of it happened, and the caller may retry.
+    if (error instanceof ActorPersistError) return notification ? undefined : failure(replyId, RpcCode.InternalError, notStored);
     // Logged even for a notification: nobody hears of it otherwise.
     const errorId = randomUUID();
     log.error("internal error in JSON-RPC method", { method, errorId, error });

@@ -68,14 +68,14 @@ describe("inbound", () => {
   });
 
   test("a denied caller gets unauthorized; the handler never runs and no task is created", async () => {
-    const before = server.taskManager.listTasks().length;
+    const before = (await server.taskManager.listTasks()).length;
     const ranBefore = ran.length;
     for (const peer of [intruder, undefined]) {
       const answer = await post(call("task.send", { type: "echo" }), peer);
       expect(answer.error).toMatchObject({ code: RpcCode.Unauthorized, data: { action: "task.send", reason: "no rule allows", auditId: expect.any(String) } });
     }
     expect(ran.length).toBe(ranBefore);
-    expect(server.taskManager.listTasks().length).toBe(before);
+    expect((await server.taskManager.listTasks()).length).toBe(before);
   });
 
   test("status, cancel and the stream are checked too; a denied cancel leaves the task as it was", async () => {
@@ -83,10 +83,10 @@ describe("inbound", () => {
     expect((await post(call("task.status", { id: done.id }), intruder)).error.code).toBe(RpcCode.Unauthorized);
     expect((await post(call("GetTask", { id: done.id }), intruder)).error.code).toBe(RpcCode.Unauthorized);
     expect((await post(call("tasks/get", { id: done.id }), planner)).result.id).toBe(done.id);
-    const running = server.taskManager.createTask({ type: "echo" });
+    const running = await server.taskManager.createTask({ type: "echo" });
     expect((await post(call("task.cancel", { id: running.id }), planner)).error.code).toBe(RpcCode.Unauthorized);
     expect((await post(call("CancelTask", { id: running.id }), planner)).error.code).toBe(RpcCode.Unauthorized);
-    expect(server.taskManager.getTask(running.id)!.state).toBe("pending");
+    expect((await server.taskManager.getTask(running.id))!.state).toBe("pending");
     const stream = await fetch(`${url}/tasks/${done.id}/stream`, { headers: as(intruder) });
     expect(stream.status).toBe(403);
     expect(enforcer.seen.filter((s) => s.action === "task.cancel").length).toBe(2);
@@ -126,7 +126,7 @@ describe("inbound", () => {
     const agent = await startAgent({ authzEnforcer: broken }, (s) => s.registerTaskHandler("echo", () => {}));
     const answer = await agent.rpc(call("task.send", { type: "echo" }));
     expect(answer.body.error).toMatchObject({ code: RpcCode.Unauthorized, message: expect.stringContaining("check failed") });
-    expect(agent.server.taskManager.listTasks()).toEqual([]);
+    expect(await agent.server.taskManager.listTasks()).toEqual([]);
     await agent.server.stop();
   });
 });
@@ -142,10 +142,10 @@ describe("outbound", () => {
     const outbound = new RuleEnforcer([{ caller: planner, callee: "spiffe://test.local/agent/server", action: "task.status", allow: true }]);
     // Plain HTTP in this test: the TLS options are only used on https URLs.
     await using client = new A2AClient({ authzEnforcer: outbound, identityProvider: identity(planner), maxRetries: 0 });
-    const before = server.taskManager.listTasks().length;
+    const before = (await server.taskManager.listTasks()).length;
     const error = await client.sendTask(url, "echo", {}).catch((e) => e);
     expect(error).toBeInstanceOf(A2AAuthorizationError);
-    expect(server.taskManager.listTasks().length).toBe(before);
+    expect((await server.taskManager.listTasks()).length).toBe(before);
     expect(outbound.seen).toEqual([
       expect.objectContaining({ direction: "out", caller: planner, callee: "spiffe://test.local/agent/server", action: "task.send", context: expect.objectContaining({ taskType: "echo" }) }),
     ]);

@@ -149,6 +149,6 @@ describe("v0.3 through the SDK's compat transport", () => {
     }
     expect(cases[0]).toBe("task");
     expect(cases.at(-1)).toBe("statusUpdate");
-    expect(server.taskManager.getTask(id)!.state).toBe("cancelled");
+    expect((await server.taskManager.getTask(id))!.state).toBe("cancelled");
   });
 });

@@ -66,7 +66,7 @@ const runningTask = async () => (await rpc(app.base, call("task.send", { type: "
 /** Every attempt is stored with the transition it caused; wait until `done` holds of the task's records. */
 async function attemptsUntil(taskId: string, done: (outcomes: string[]) => boolean) {
   for (;;) {
-    const outcomes = pushAttempts(app.runtime.database.db, taskId).map((a) => a.outcome);
+    const outcomes = (await pushAttempts(app.runtime.database.db, taskId)).map((a) => a.outcome);
     if (done(outcomes)) return outcomes;
     await new Promise((resolve) => setImmediate(resolve));
   }
@@ -101,7 +101,7 @@ test("a state change is POSTed with the bearer credentials and the token; a fail
   expect(first!.headers.get("x-a2a-notification-token")).toBe("tok-2");
   expect(last!.body).toMatchObject({ task: { id: taskId, status: { state: "TASK_STATE_CANCELED" } } });
   expect(await attemptsUntil(taskId, (o) => o.includes("delivered"))).toEqual(["retrying", "retrying", "delivered"]);
-  const attempts = pushAttempts(app.runtime.database.db, taskId);
+  const attempts = await pushAttempts(app.runtime.database.db, taskId);
   expect(attempts.map((a) => [a.attempt, a.status])).toEqual([[1, 503], [2, 503], [3, 200]]);
   // Backoff: each wait at least the one before it, doubled from 20 ms.
   expect(attempts[1]!.at.getTime() - attempts[0]!.at.getTime()).toBeGreaterThanOrEqual(20);
@@ -201,7 +201,7 @@ test("a delivery waiting for its retry when the runtime stops is delivered after
   const outcomes = await attemptsUntil(taskId, (o) => o.includes("delivered"));
   expect(outcomes.at(-1)).toBe("delivered");
   expect(outcomes.slice(0, -1).every((o) => o === "retrying")).toBe(true);
-  const attempts = pushAttempts(app.runtime.database.db, taskId);
+  const attempts = await pushAttempts(app.runtime.database.db, taskId);
   // One delivery throughout: the actor restored from its stored snapshot, not a new notification.
   expect(new Set(attempts.map((a) => a.deliveryId)).size).toBe(1);
   expect(attempts.at(-1)!.at.getTime()).toBeGreaterThanOrEqual(restartedAt);

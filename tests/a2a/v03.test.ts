@@ -73,7 +73,7 @@ test("message/stream follows a task to the end; tasks/cancel cancels one working
   expect(kinds[0]).toBe("task");
   expect(kinds.at(-1)).toBe("status:completed:final");
   expect(kinds).toContain("artifact-update");
-  expect(server.taskManager.getTask(id)!.state).toBe("completed");
+  expect((await server.taskManager.getTask(id))!.state).toBe("completed");
 
   started = gate<string>();
   release = gate();
