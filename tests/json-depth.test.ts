@@ -3,6 +3,7 @@
  * own error format, before anything parses, validates or stores it; the server goes on serving.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { sql } from "drizzle-orm";
 import { a2aCapability } from "../src/a2a/capability.ts";
 import { authzCapability } from "../src/authz/capability.ts";
 import { catalogCapability } from "../src/catalog/capability.ts";
@@ -24,7 +25,7 @@ afterAll(() => running.close());
 const nested = (depth: number, inner = "1") => "[".repeat(depth) + inner + "]".repeat(depth);
 const post = (path: string, body: string, headers: Record<string, string> = {}) =>
   fetch(`${running.base}${path}`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers }, body });
-const tasks = () => (running.runtime.database.sqlite.query("SELECT count(*) AS n FROM a2a_tasks").get() as { n: number }).n;
+const tasks = async () => Number((await running.runtime.database.rows<{ n: number }>(sql`SELECT count(*) AS n FROM a2a_tasks`))[0]!.n);
 
 test("the depth check reads nesting only: strings may hold brackets, and 64 levels pass where 65 do not", () => {
   expect(() => checkJsonDepth(nested(64), 64)).not.toThrow();
@@ -44,13 +45,13 @@ test("REST: the unauthenticated catalog login refuses 20,000 and 100,000 levels 
 });
 
 test("JSON-RPC: a task payload nested too deep is a parse error (-32700) and stores no task", async () => {
-  const before = tasks();
+  const before = await tasks();
   for (const depth of [65, 20_000, 100_000]) {
     const call = `{"jsonrpc":"2.0","id":1,"method":"task.send","params":{"type":"add","payload":{"a":1,"b":1,"x":${nested(depth)}}}}`;
     const res = await post("/rpc", call);
     expect(await res.json()).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32700, message: expect.stringContaining("deeper than 64") } });
   }
-  expect(tasks()).toBe(before);
+  expect(await tasks()).toBe(before);
   // Within the limit, the same call runs.
   const fine = await post("/rpc", `{"jsonrpc":"2.0","id":2,"method":"task.send","params":{"type":"add","payload":{"a":1,"b":1}}}`);
   expect(((await fine.json()) as { result: { state: string } }).result.state).toBe("completed");

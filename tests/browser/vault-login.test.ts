@@ -1,5 +1,6 @@
 /** fill_login_form with a vault password: typed from the vault in the server, never seen by the caller, audited. */
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { sql } from "drizzle-orm";
 import { vaultCapability, type VaultCapability } from "../../src/vault/capability.ts";
 import { password, startSite, type Site } from "./site.ts";
 import { call, failure, startBrowserApp, type BrowserApp } from "./support.ts";
@@ -31,7 +32,7 @@ test("a vault password signs in without reaching the caller, and the use is audi
   expect(JSON.stringify(result)).not.toContain(password);
   const snapshot = await call<{ snapshot: string }>(client, "snapshot_page");
   expect(snapshot.snapshot).not.toContain(password);
-  const audit = app.runtime.database.sqlite.query("SELECT caller, operation, service, outcome FROM vault_audit WHERE operation = 'browser_login'").all();
+  const audit = await app.runtime.database.rows(sql`SELECT caller, operation, service, outcome FROM vault_audit WHERE operation = 'browser_login'`);
   expect(audit).toEqual([{ caller: expect.stringMatching(/^mcp:/), operation: "browser_login", service: "staging", outcome: "ok" }]);
 });
 

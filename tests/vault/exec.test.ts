@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { sql } from "drizzle-orm";
 import { VaultError } from "../../src/vault/errors.ts";
 import type { VaultService } from "../../src/vault/service.ts";
 import { githubToken, startVault, type Harness } from "./harness.ts";
@@ -39,7 +40,7 @@ test("commands off the allowlist, and paths, are refused", async () => {
 test("a command outliving its credential lease is killed", async () => {
   const result = await vault.exec({ service: "gh", command: "sleep", args: ["30"] }, operator);
   expect(result).toMatchObject({ exitCode: null, timedOut: true });
-  const leases = h.runtime.database.sqlite.query("SELECT state FROM vault_leases WHERE purpose = 'exec'").all() as { state: string }[];
+  const leases = await h.runtime.database.rows<{ state: string }>(sql`SELECT state FROM vault_leases WHERE purpose = 'exec'`);
   expect(leases.map((l) => l.state)).toContain("expired");
   expect(leases.every((l) => l.state === "expired" || l.state === "revoked")).toBe(true);
 });

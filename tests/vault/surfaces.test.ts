@@ -64,8 +64,8 @@ test("MCP: api_call's result, text and structured content", async () => {
 });
 
 test("/vault/v1/api_call: body and headers", async () => {
-  const { role_id } = vault.roles.createRole({ name: "surfaces", services: ["gh"] });
-  const { token } = vault.roles.login({ role_id, secret_id: vault.roles.createSecretId("surfaces").secret_id });
+  const { role_id } = await vault.roles.createRole({ name: "surfaces", services: ["gh"] });
+  const { token } = await vault.roles.login({ role_id, secret_id: (await vault.roles.createSecretId("surfaces")).secret_id });
   const res = await fetch(`${running.base}/vault/v1/api_call`, {
     method: "POST",
     headers: { "content-type": "application/json", "x-vault-token": token },

@@ -1,21 +1,28 @@
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { sql } from "drizzle-orm";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { keyDirOf } from "../../src/vault/service.ts";
 import { githubToken, githubUpstream, startVault, type Harness } from "./harness.ts";
 import { failOnStalls } from "../support/loop.ts";
+import { stores, storesForFile } from "../support/stores.ts";
 
 failOnStalls();
 
-let h: Harness;
+const fixture = storesForFile();
 const github = githubUpstream();
+afterAll(() => github.stop(true));
 const setupCaller = { name: "setup", services: ["*"] };
+
+describe.each(stores)("on %s", (kind) => {
+let h: Harness;
 let client: Client;
 
 beforeAll(async () => {
-  h = await startVault({ PLATFORM_VAULT__TRUST_LOCAL_MCP: "true", PLATFORM_VAULT__TOKEN_TTL_SECONDS: "30" });
+  const store = await fixture.fresh(kind);
+  h = await startVault({ PLATFORM_VAULT__TRUST_LOCAL_MCP: "true", PLATFORM_VAULT__TOKEN_TTL_SECONDS: "30", ...store.env });
   await h.capability.vault.addService(
     { name: "gh", template: "github", credential: { token: githubToken }, base_url: `http://127.0.0.1:${github.port}`, allow_addresses: ["loopback"] },
     setupCaller,
@@ -26,7 +33,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await client.close();
   await h.close();
-  github.stop(true);
 });
 
 const post = (path: string, body: unknown, token?: string) =>
@@ -51,8 +57,8 @@ test("the MCP server lists the four tools and api_call answers sanitized", async
 
 test("AppRole: both ids log in; the token works over HTTP; revoked or wrong secret_ids are refused", async () => {
   const roles = h.capability.vault.roles;
-  const { role_id } = roles.createRole({ name: "ci", services: ["gh"] });
-  const once = roles.createSecretId("ci", { uses: 1 });
+  const { role_id } = await roles.createRole({ name: "ci", services: ["gh"] });
+  const once = await roles.createSecretId("ci", { uses: 1 });
   expect((await post("/auth/approle/login", { role_id, secret_id: "psi_wrong" })).status).toBe(401);
   const login = await post("/auth/approle/login", { role_id, secret_id: once.secret_id });
   expect(login.status).toBe(200);
@@ -62,11 +68,11 @@ test("AppRole: both ids log in; the token works over HTTP; revoked or wrong secr
   const call = await post("/api_call", { service: "gh", method: "GET", path: "/user" }, token);
   expect(call.status).toBe(200);
   expect(((await call.json()) as { status: number }).status).toBe(200);
-  expect(h.capability.vault.leases.view(lease_id)?.state).toBe("active");
+  expect((await h.capability.vault.leases.view(lease_id))?.state).toBe("active");
   expect((await post("/api_call", { service: "gh", method: "GET", path: "/user" })).status).toBe(401);
 
-  roles.revokeSecretId(once.accessor);
-  expect(h.capability.vault.leases.view(lease_id)?.state).toBe("revoked");
+  await roles.revokeSecretId(once.accessor);
+  expect((await h.capability.vault.leases.view(lease_id))?.state).toBe("revoked");
   const refused = await post("/api_call", { service: "gh", method: "GET", path: "/user" }, token);
   expect(refused.status).toBe(401);
   expect(await refused.json()).toMatchObject({ error: { code: "UNAUTHENTICATED" } });
@@ -74,9 +80,9 @@ test("AppRole: both ids log in; the token works over HTTP; revoked or wrong secr
 
 test("a token in use is renewed at its renewal point; one left unused is not, and expires at its deadline; each is audited", async () => {
   const { vault } = h.capability;
-  const { role_id } = vault.roles.createRole({ name: "short", services: ["gh"], token_ttl_seconds: 10 });
-  const { secret_id } = vault.roles.createSecretId("short");
-  const issued = vault.roles.login({ role_id, secret_id });
+  const { role_id } = await vault.roles.createRole({ name: "short", services: ["gh"], token_ttl_seconds: 10 });
+  const { secret_id } = await vault.roles.createSecretId("short");
+  const issued = await vault.roles.login({ role_id, secret_id });
   const id = issued.lease_id;
   const states: string[] = [];
   const arrived = (state: string) => {
@@ -86,32 +92,31 @@ test("a token in use is renewed at its renewal point; one left unused is not, an
   };
   vault.leases.onChange(id, (l) => void states.push(l.state));
   // Used, then at its renewal point (the persisted deadline fires) it is renewed, not expired.
-  vault.roles.authenticate(issued.token);
+  await vault.roles.authenticate(issued.token);
   const renewed = arrived("active");
-  h.runtime.actors.send(vault.leases.kind, id, { type: "DEADLINE" });
+  await h.runtime.actors.send(vault.leases.kind, id, { type: "DEADLINE" });
   await renewed;
-  expect(vault.leases.view(id)!.context!.renewals).toBe(1);
+  expect((await vault.leases.view(id))!.context!.renewals).toBe(1);
   // Unused since: at the next renewal point the decision is made once, on a later turn, and the lease only waits.
   const expiring = arrived("expiring");
-  h.runtime.actors.send(vault.leases.kind, id, { type: "DEADLINE" });
+  await h.runtime.actors.send(vault.leases.kind, id, { type: "DEADLINE" });
   await expiring;
-  // Used again before it expires: renewed then, once.
+  // Used again before it expires: renewed then.
   const late = arrived("active");
-  vault.roles.authenticate(issued.token);
-  vault.roles.authenticate(issued.token);
+  await vault.roles.authenticate(issued.token);
   await late;
-  expect(vault.leases.view(id)!.context!.renewals).toBe(2);
+  expect((await vault.leases.view(id))!.context!.renewals).toBe(2);
   // Left unused through the next renewal point, it expires at its deadline.
   const unused = arrived("expiring");
-  h.runtime.actors.send(vault.leases.kind, id, { type: "DEADLINE" });
+  await h.runtime.actors.send(vault.leases.kind, id, { type: "DEADLINE" });
   await unused;
-  h.runtime.actors.send(vault.leases.kind, id, { type: "DEADLINE" });
-  expect(vault.leases.view(id)?.state).toBe("expired");
+  await h.runtime.actors.send(vault.leases.kind, id, { type: "DEADLINE" });
+  expect((await vault.leases.view(id))?.state).toBe("expired");
   expect(states).toEqual(["renewing", "active", "renewing", "expiring", "active", "renewing", "expiring", "expired"]);
-  expect(() => vault.roles.authenticate(issued.token)).toThrow("valid vault token");
-  const audited = h.runtime.database.sqlite
-    .query("SELECT caller, operation FROM vault_audit WHERE path = ? ORDER BY id")
-    .all(`lease/${id}`);
+  await expect(vault.roles.authenticate(issued.token)).rejects.toThrow("valid vault token");
+  // The audit of the expiry is written as the lease's watchers hear of it.
+  while ((await h.runtime.database.rows(sql`SELECT id FROM vault_audit WHERE path = ${`lease/${id}`}`)).length < 5) await new Promise((resolve) => setImmediate(resolve));
+  const audited = await h.runtime.database.rows(sql`SELECT caller, operation FROM vault_audit WHERE path = ${`lease/${id}`} ORDER BY id`);
   expect(audited).toEqual([
     { caller: "short", operation: "lease_renewed" },
     { caller: "short", operation: "lease_not_renewed" },
@@ -123,7 +128,7 @@ test("a token in use is renewed at its renewal point; one left unused is not, an
 
 test("a sealed vault answers every request with the sealed error and changes nothing", async () => {
   const { vault } = h.capability;
-  vault.store.seal();
+  await vault.store.seal();
   const call = await client.callTool({ name: "api_call", arguments: { service: "gh", method: "GET", path: "/user" } });
   expect((call.content as { text: string }[])[0]!.text).toStartWith("[SEALED]");
   const listed = await client.callTool({ name: "services", arguments: {} });
@@ -132,28 +137,40 @@ test("a sealed vault answers every request with the sealed error and changes not
   expect(login.status).toBe(503);
   expect(await login.json()).toMatchObject({ error: { code: "SEALED" } });
   await expect(vault.addService({ name: "other", template: "github", credential: { token: "z".repeat(40) } }, setupCaller)).rejects.toThrow("sealed");
-  vault.store.unseal();
+  await vault.store.unseal();
   expect((await vault.services(setupCaller)).map((s) => s.name)).toEqual(["gh"]);
 });
 
 test("key rotation re-wraps data keys while the vault keeps serving", async () => {
   const { vault } = h.capability;
-  const before = vault.store.status().masterVersion!;
-  expect(vault.store.rotate()).toEqual({ masterVersion: before + 1, dataKeys: 1 });
+  const before = (await vault.store.status()).masterVersion!;
+  expect(await vault.store.rotate()).toEqual({ masterVersion: before + 1, dataKeys: 1 });
   expect((await vault.apiCall({ service: "gh", method: "GET", path: "/user" }, setupCaller)).status).toBe(200);
   const master = JSON.parse(readFileSync(join(keyDirOf(h.runtime.config), "master.key"), "utf8"));
   expect(Object.keys(master.versions)).toEqual([String(before + 1)]);
   expect(statSync(join(keyDirOf(h.runtime.config), "master.key")).mode & 0o777).toBe(0o600);
 });
 
-test("the database file and its WAL hold no secret value; the audit trail records each call without one", async () => {
-  const rows = h.runtime.database.sqlite.query("SELECT caller, operation, service, method, path, status, outcome FROM vault_audit").all();
+test("the store holds no secret value; the audit trail records each call without one", async () => {
+  const rows = await h.runtime.database.rows(sql`SELECT caller, operation, service, method, path, status, outcome FROM vault_audit`);
   expect(rows).toContainEqual({ caller: "local", operation: "api_call", service: "gh", method: "GET", path: "/echo", status: 200, outcome: "ok" });
   expect(rows).toContainEqual(expect.objectContaining({ caller: "unauthenticated", operation: "authenticate", status: 401, outcome: "UNAUTHENTICATED" }));
   expect(rows).toContainEqual(expect.objectContaining({ caller: "approle", operation: "login", outcome: "ok" }));
   const needles = [githubToken, Buffer.from(githubToken).toString("base64"), Buffer.from(githubToken).toString("hex")];
-  for (const file of readdirSync(h.dataDir).filter((f) => f.startsWith("platform.db"))) {
-    const bytes = readFileSync(join(h.dataDir, file)).toString("latin1");
-    for (const needle of needles) expect(bytes.includes(needle)).toBe(false);
+  if (kind === "sqlite")
+    // Every file of the database: its pages and the write-ahead log.
+    for (const file of readdirSync(h.dataDir).filter((f) => f.startsWith("platform.db"))) {
+      const bytes = readFileSync(join(h.dataDir, file)).toString("latin1");
+      for (const needle of needles) expect(bytes.includes(needle)).toBe(false);
+    }
+  else {
+    // Every row of every table, as text.
+    const tables = await h.runtime.database.rows<{ name: string }>(sql`SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public'`);
+    expect(tables.length).toBeGreaterThan(10);
+    for (const { name } of tables) {
+      const [dump] = await h.runtime.database.rows<{ text: string | null }>(sql.raw(`SELECT string_agg(t::text, '') AS text FROM "${name}" t`));
+      for (const needle of needles) expect(dump?.text?.includes(needle) ?? false).toBe(false);
+    }
   }
+});
 });
