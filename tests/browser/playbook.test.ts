@@ -16,7 +16,7 @@ afterAll(async () => {
 });
 
 test("every problem is reported with its step before anything runs", async () => {
-  const before = app.capability.browser.results().length;
+  const before = (await app.capability.browser.results()).length;
   const bad = {
     base_url: site.origin,
     steps: [
@@ -42,7 +42,7 @@ test("every problem is reported with its step before anything runs", async () =>
   ]);
   expect(body.error.details.problems[0]!.message).toBe("url must be http or https, not file:");
   expect(body.error.details.problems[2]!.message).toStartWith("Unknown action teleport; one of navigate, click,");
-  expect(app.capability.browser.results().length).toBe(before);
+  expect((await app.capability.browser.results()).length).toBe(before);
   const client = await app.mcp();
   expect(await failure(client, "run_playbook", { playbook: "steps: [ {action: navigate" })).toMatch(/^\[ValidationError\] The playbook has 1 problem/);
 });

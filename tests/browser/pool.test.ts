@@ -123,9 +123,9 @@ test("a named session keeps its cookies and local storage across a restart, encr
     expect(await call(client, "navigate_to_url", { url: site.url("/account"), session: "qa" })).toMatchObject({ title: "Your account" });
     await call(client, "navigate_to_url", { url: site.url("/storage"), session: "qa" });
     expect((await call<{ snapshot: string }>(client, "snapshot_page", { session: "qa" })).snapshot).toContain("yes");
-    expect(app.capability.browser.namedSessions()).toEqual([expect.objectContaining({ name: "qa", live: true, cookies: 1, origins: 1 })]);
+    expect(await app.capability.browser.namedSessions()).toEqual([expect.objectContaining({ name: "qa", live: true, cookies: 1, origins: 1 })]);
     await app.capability.browser.deleteNamedSession("qa");
-    expect(app.capability.browser.namedSessions()).toEqual([]);
+    expect(await app.capability.browser.namedSessions()).toEqual([]);
     expect(await call(client, "navigate_to_url", { url: site.url("/account"), session: "qa" })).toMatchObject({ title: "Sign in" });
     await app.close();
   } finally {

@@ -116,6 +116,6 @@ test("a cancelled test stops between pages, and its session goes on serving", as
   await expect(call).rejects.toThrow();
   const next = await client.callTool({ name: "navigate_to_url", arguments: { url: site.url("/next") } });
   expect(next.structuredContent).toMatchObject({ title: "Next page" });
-  const stored = app.capability.browser.results().filter((r) => r.url === site.url("/site/0"));
+  const stored = (await app.capability.browser.results()).filter((r) => r.url === site.url("/site/0"));
   expect(stored).toEqual([]);
 });

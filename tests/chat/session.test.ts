@@ -26,7 +26,7 @@ test("with a token the bot identifies, becomes ready, heartbeats, and /health sa
   const body = await health();
   expect(body).toMatchObject({ status: "ok", chat: "ready", subsystems: { chat: { status: "ok", state: "ready", bot: "platform-bot", guilds: 2 } } });
   // The transition is stored by the actor system, and the token is not in what was stored.
-  const row = findActor(chat.app.runtime.database.db, sessionActor().id)!;
+  const row = (await findActor(chat.app.runtime.database.db, sessionActor().id))!;
   expect(row.state).toBe("ready");
   expect(JSON.stringify(row.snapshot)).not.toContain(chat.discord.token);
 });
@@ -114,18 +114,18 @@ test("at shutdown the session is stored as stopped; one left live by a crash is 
     await chat.untilState("ready");
     const crashed = sessionActor().id;
     // A crash: the actors stop without hearing of it, so the stored row still says ready.
-    chat.app.runtime.actors.stop();
+    await chat.app.runtime.actors.stop();
     await chat.close();
     chat = await startChat({ dataDir: dir.path });
     await chat.untilState("ready");
     const db = chat.app.runtime.database.db;
-    expect(findActor(db, crashed)!.state).toBe("stopped");
+    expect((await findActor(db, crashed))!.state).toBe("stopped");
     const current = sessionActor().id;
     await chat.close();
     chat = undefined;
-    const reopened = openDatabase(join(dir.path, "platform.db"));
-    expect(findActor(reopened.db, current)!.state).toBe("stopped");
-    reopened.close();
+    const reopened = await openDatabase(join(dir.path, "platform.db"));
+    expect((await findActor(reopened.db, current))!.state).toBe("stopped");
+    await reopened.close();
   } finally {
     dir.remove();
   }
@@ -136,13 +136,13 @@ test("the token can come from the vault (chat.token_from_vault), never from the 
   try {
     const discordToken = "MTIz.vault-kept.bot-token-abcdef0123456789";
     const config = loadConfig({ env: { PLATFORM_DATA_DIR: dir.path } });
-    const opened = openVault(config, createLogger({ level: "error", write: () => {} }));
-    opened.vault.store.initialize();
+    const opened = await openVault(config, createLogger({ level: "error", write: () => {} }));
+    await opened.vault.store.initialize();
     await opened.vault.addService(
       { name: "discord", template: "custom", base_url: "https://discord.com/api", injection: { type: "header", name: "Authorization", prefix: "Bot " }, credential: { token: discordToken } },
       { name: "admin", services: ["*"] },
     );
-    opened.close();
+    await opened.close();
     chat = await startChat({ token: null, dataDir: dir.path, env: { PLATFORM_CHAT__TOKEN_FROM_VAULT: "discord" }, discord: { token: discordToken } });
     await chat.untilState("ready");
     expect(chat.discord.requests.every((r) => r.authorized)).toBe(true);

@@ -21,7 +21,7 @@ test("both schemas declare the same tables, with the same columns under the same
     Object.fromEntries(
       Object.entries(schema)
         .filter(([, value]) => typeof value === "object" && value !== null && Symbol.for("drizzle:IsDrizzleTable") in value)
-        .map(([key, table]) => [key, { name: getTableName(table as never), columns: Object.fromEntries(Object.entries(getTableColumns(table as never)).map(([k, c]) => [k, [c.name, c.notNull]])) }]),
+        .map(([key, table]) => [key, { name: getTableName(table as never), columns: Object.fromEntries(Object.entries(getTableColumns(table as never) as Record<string, { name: string; notNull: boolean }>).map(([k, c]) => [k, [c.name, c.notNull]])) }]),
     );
   expect(tables(pgSchema)).toEqual(tables(sqliteSchema));
 });

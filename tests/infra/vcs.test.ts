@@ -35,11 +35,11 @@ afterAll(async () => {
   scratch.remove();
 });
 
-test("the token is read from the vault, or VCS_TOKEN when the vault has none", () => {
-  expect(tokenSource(h.runtime.database.db, h.runtime.config, {})).toMatchObject({ source: "vault", token });
+test("the token is read from the vault, or VCS_TOKEN when the vault has none", async () => {
+  expect(await tokenSource(h.runtime.database.db, h.runtime.config, {})).toMatchObject({ source: "vault", token });
   const empty = loadConfig({ env: { PLATFORM_DATA_DIR: join(scratch.path, "elsewhere"), PLATFORM_VCS__VAULT_SERVICE: "gitlab" } });
-  expect(tokenSource(h.runtime.database.db, { ...h.runtime.config, vcs: empty.vcs }, { VCS_TOKEN: "from-env" })).toEqual({ source: "VCS_TOKEN", token: "from-env" });
-  expect(tokenSource(h.runtime.database.db, { ...h.runtime.config, vcs: empty.vcs }, {})).toEqual({ source: "none" });
+  expect(await tokenSource(h.runtime.database.db, { ...h.runtime.config, vcs: empty.vcs }, { VCS_TOKEN: "from-env" })).toEqual({ source: "VCS_TOKEN", token: "from-env" });
+  expect(await tokenSource(h.runtime.database.db, { ...h.runtime.config, vcs: empty.vcs }, {})).toEqual({ source: "none" });
 });
 
 test("list and read a repository's configuration through the REST API, without cloning", async () => {

@@ -10,7 +10,7 @@ import { createLogger } from "../../src/log.ts";
 import { defineTool, textResult } from "../../src/mcp/define.ts";
 import { McpRegistry } from "../../src/mcp/registry.ts";
 import { connectMcpServer } from "../../src/mcp/server.ts";
-import { groupedKind, refuseCommitsFromThree, refusingKind } from "../fixtures/refused-commit.ts";
+import { refuseCommitsFromThree, refusingKind } from "../fixtures/refused-commit.ts";
 import { tempDir } from "../support/temp.ts";
 import { failOnStalls } from "../support/loop.ts";
 
@@ -32,12 +32,11 @@ let n = 0;
  */
 async function setup() {
   const file = join(dir.path, `mcp-${n++}.db`);
-  const handle = openDatabase(file);
-  refuseCommitsFromThree(handle.sqlite);
+  const handle = await openDatabase(file);
+  await refuseCommitsFromThree(handle);
   const actors = new ActorSystem({ db: handle.db, log, retentionMs: 60_000 });
   actors.register(refusingKind);
-  actors.spawn(groupedKind, "c", { start: 1 });
-  await actors.committed();
+  await actors.spawn(refusingKind, "c", { start: 1 });
   const reader = new Database(file, { readonly: true });
   cleanups.push(() => handle.close(), () => actors.stop(), () => reader.close());
 
@@ -48,8 +47,9 @@ async function setup() {
       description: "Counts one up.",
       input: Type.Object({}),
       handler: async () => {
-        actors.send(groupedKind, "c", { type: "INC" });
-        return textResult(String(actors.get(groupedKind, "c")!.getSnapshot().context.count));
+        // Told, not awaited: the MCP server holds the result until the change is committed.
+        actors.tell(refusingKind, "c", { type: "INC" });
+        return textResult(String(actors.get(refusingKind, "c")!.getSnapshot().context.count));
       },
     }),
   );
