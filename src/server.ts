@@ -69,11 +69,12 @@ export function buildApp(runtime: RunningRuntime) {
       set.headers["content-type"] = contentType;
       return body;
     })
-    // Actors commit their changes a turn at a time (see ActorKind.groupCommit), and other writes of that turn go
-    // with them: an answer leaves once they are stored. /health, declared above, writes nothing and does not wait.
-    // MCP answers on its own stream after this hook has run, so its tool calls wait in the MCP server instead.
+    // Actors commit their changes in batches after they happen: an answer leaves once the changes made so far are
+    // written (a refusal reaches the code that made the change, which answers for it, not every request in flight).
+    // /health, declared above, writes nothing and does not wait. MCP answers on its own stream after this hook has
+    // run, so its tool calls wait in the MCP server instead.
     .onAfterHandle({ as: "global" }, async () => {
-      if (runtime.actors.uncommitted) await runtime.actors.committed();
+      if (runtime.actors.uncommitted) await runtime.actors.committed().catch(() => {});
     })
     .use(mcpTransport.plugin);
 

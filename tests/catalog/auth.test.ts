@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { sql } from "drizzle-orm";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { SignJWT, UnsecuredJWT } from "jose";
@@ -73,11 +74,11 @@ test("logout revokes the refresh token; other logins keep working; tokens are st
   expect((await shop.call("POST", "/auth/logout", { body: { refreshToken: casey.refreshToken } })).status).toBe(204);
   expect((await shop.json("POST", "/auth/refresh", { body: { refreshToken: casey.refreshToken } })).status).toBe(401);
   expect((await shop.json("POST", "/auth/refresh", { body: { refreshToken: other.body.refreshToken } })).status).toBe(200);
-  const stored = shop.runtime.database.sqlite.query("SELECT token_hash FROM catalog_refresh_tokens").all() as { token_hash: string }[];
+  const stored = await shop.runtime.database.rows<{ token_hash: string }>(sql`SELECT token_hash FROM catalog_refresh_tokens`);
   expect(stored.length).toBeGreaterThan(0);
   expect(stored.some((r) => r.token_hash === other.body.refreshToken)).toBe(false);
-  const hash = shop.runtime.database.sqlite.query("SELECT password_hash FROM catalog_customers WHERE id = ?").get(casey.id) as { password_hash: string };
-  expect(hash.password_hash).toStartWith("$argon2id$");
+  const [hash] = await shop.runtime.database.rows<{ password_hash: string }>(sql`SELECT password_hash FROM catalog_customers WHERE id = ${casey.id}`);
+  expect(hash!.password_hash).toStartWith("$argon2id$");
 });
 
 test("API keys: an admin creates one (shown once, stored hashed); it authenticates until revoked", async () => {
@@ -88,7 +89,7 @@ test("API keys: an admin creates one (shown once, stored hashed); it authenticat
   expect(created.body.key).toStartWith("pk_");
   const listed = await shop.json("GET", "/api-keys", { token: shop.admin.token });
   expect(listed.body.find((k: { id: string }) => k.id === created.body.id)).not.toHaveProperty("key");
-  const rows = shop.runtime.database.sqlite.query("SELECT key_hash FROM catalog_api_keys").all() as { key_hash: string }[];
+  const rows = await shop.runtime.database.rows<{ key_hash: string }>(sql`SELECT key_hash FROM catalog_api_keys`);
   expect(rows.some((r) => r.key_hash === created.body.key)).toBe(false);
 
   expect((await createProduct({ apiKey: created.body.key })).status).toBe(201);

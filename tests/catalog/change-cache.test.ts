@@ -4,32 +4,37 @@ import { join } from "node:path";
 import { ChangeCache } from "../../src/catalog/change-cache.ts";
 import { address, openShop, productInput, type Shop } from "./support.ts";
 
-test("a kept page is served until the mark moves, then everything is computed again", () => {
+test("a kept page is served until the mark moves, then everything is computed again", async () => {
   const cache = new ChangeCache<string>(10);
   let computed = 0;
-  const page = (mark: string, key: string) => cache.get(mark, key, () => `${key}@${mark}#${++computed}`);
-  expect(page("m1", "a")).toBe("a@m1#1");
-  expect(page("m1", "a")).toBe("a@m1#1");
-  expect(page("m1", "b")).toBe("b@m1#2");
-  expect(page("m2", "a")).toBe("a@m2#3");
-  expect(page("m2", "b")).toBe("b@m2#4");
+  const page = (mark: string, key: string) => cache.get(mark, key, async () => `${key}@${mark}#${++computed}`);
+  expect(await page("m1", "a")).toBe("a@m1#1");
+  expect(await page("m1", "a")).toBe("a@m1#1");
+  expect(await page("m1", "b")).toBe("b@m1#2");
+  expect(await page("m2", "a")).toBe("a@m2#3");
+  expect(await page("m2", "b")).toBe("b@m2#4");
 });
 
-test("a full cache lets go of the page it has kept longest", () => {
+test("a full cache lets go of the page it has kept longest", async () => {
   const cache = new ChangeCache<number>(2);
   let computed = 0;
-  const page = (key: string) => cache.get("m", key, () => ++computed);
-  expect([page("a"), page("b"), page("c")]).toEqual([1, 2, 3]);
-  expect(page("b")).toBe(2);
-  expect(page("c")).toBe(3);
-  expect(page("a")).toBe(4);
+  const page = (key: string) => cache.get("m", key, async () => ++computed);
+  expect([await page("a"), await page("b"), await page("c")]).toEqual([1, 2, 3]);
+  expect(await page("b")).toBe(2);
+  expect(await page("c")).toBe(3);
+  expect(await page("a")).toBe(4);
 });
 
-test("a value whose computation throws is not kept", () => {
+test("a value whose computation fails is not kept", async () => {
   const cache = new ChangeCache<number>(10);
   let computed = 0;
-  expect(() => cache.get("m", "a", () => { computed++; throw new Error("no such row"); })).toThrow("no such row");
-  expect(cache.get("m", "a", () => ++computed)).toBe(2);
+  await expect(
+    cache.get("m", "a", async () => {
+      computed++;
+      throw new Error("no such row");
+    }),
+  ).rejects.toThrow("no such row");
+  expect(await cache.get("m", "a", async () => ++computed)).toBe(2);
 });
 
 let shop: Shop;

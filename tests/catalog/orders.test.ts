@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { findActor } from "../../actors/repo.ts";
 import { ActorPersistError } from "../../actors/system.ts";
 import { orderKind } from "../../src/catalog/order-actor.ts";
 import { findOrder, findProduct } from "../../src/catalog/repo.ts";
@@ -174,16 +175,15 @@ test("when stock runs out between the check and the transaction, the snapshot, r
   const casey = await shop.customer();
   const id = crypto.randomUUID();
   const { actors, database } = shop.runtime;
-  const spawn = () =>
-    actors.spawn(orderKind, id, {
-      customerId: casey.id,
-      items: [{ productId: a.id, quantity: 2, priceCents: 100 }],
-      totalCents: 200,
-      shippingAddress: address,
-      createdAt: Date.now(),
-    });
-  expect(spawn).toThrow(ActorPersistError);
-  expect(findOrder(database.db, id)).toBeUndefined();
-  expect(findProduct(database.db, a.id)!.stock).toBe(1);
-  expect(database.sqlite.query("SELECT count(*) AS n FROM actors WHERE id = ?").get(id)).toEqual({ n: 0 });
+  const spawn = actors.spawn(orderKind, id, {
+    customerId: casey.id,
+    items: [{ productId: a.id, quantity: 2, priceCents: 100 }],
+    totalCents: 200,
+    shippingAddress: address,
+    createdAt: Date.now(),
+  });
+  await expect(spawn).rejects.toThrow(ActorPersistError);
+  expect(await findOrder(database.db, id)).toBeUndefined();
+  expect((await findProduct(database.db, a.id))!.stock).toBe(1);
+  expect(await findActor(database.db, id)).toBeUndefined();
 });

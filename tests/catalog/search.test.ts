@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
 import { join } from "node:path";
+import { sql } from "drizzle-orm";
 import { openDatabase } from "../../src/db/client.ts";
-import { journal, migrationSql } from "../../src/db/migrations.ts";
+import { migrations } from "../../src/db/migrations.ts";
 import { seedProducts } from "../../src/catalog/seed.ts";
 import { tempDir } from "../support/temp.ts";
 import { address, openShop, productInput, type Shop } from "./support.ts";
@@ -44,8 +46,8 @@ const expected = (products: Listed[], term: string) =>
     .sort();
 
 /** The index agrees with the products table, row for row (FTS5's own check against its content table). */
-function indexIsConsistent() {
-  shop.runtime.database.sqlite.run("INSERT INTO catalog_products_search (catalog_products_search, rank) VALUES ('integrity-check', 1)");
+async function indexIsConsistent() {
+  await shop.runtime.database.rows(sql`INSERT INTO catalog_products_search (catalog_products_search, rank) VALUES ('integrity-check', 1)`);
 }
 
 test("every term, long or short, finds exactly the products containing it, ignoring case", async () => {
@@ -66,7 +68,7 @@ test("every term, long or short, finds exactly the products containing it, ignor
     expect(total, term).toBe(reference.length);
   }
   expect((await search("ÉTÉ")).ids).toEqual([products[4]!.id]);
-  indexIsConsistent();
+  await indexIsConsistent();
 });
 
 test("query-language and SQL metacharacters are plain text", async () => {
@@ -85,7 +87,7 @@ test("query-language and SQL metacharacters are plain text", async () => {
   }
   expect((await search("Star *")).ids).toEqual([odd[1]!.id]);
   expect((await search("AND means")).ids).toEqual([odd[0]!.id]);
-  indexIsConsistent();
+  await indexIsConsistent();
 });
 
 test("renames, description changes and deletes are reflected at once; stock changes leave search alone", async () => {
@@ -111,11 +113,11 @@ test("renames, description changes and deletes are reflected at once; stock chan
   expect(order.status).toBe(201);
   const listed = await shop.json("GET", "/products?search=driftwood&category=home");
   expect(listed.body.data.map((p: { id: string; stock: number }) => [p.id, p.stock])).toEqual([[before.id, 7]]);
-  indexIsConsistent();
+  await indexIsConsistent();
 
   expect((await shop.call("DELETE", `/products/${before.id}`, { token: shop.admin.token })).status).toBe(204);
   for (const term of ["driftwood", "stoneware", "dr"]) expect((await search(term)).ids, term).toEqual([]);
-  indexIsConsistent();
+  await indexIsConsistent();
 });
 
 test("search combines with category and price filters and pages with an exact total", async () => {
@@ -134,20 +136,26 @@ test("the search migration indexes the products that existed before it", async (
   const dir = tempDir();
   try {
     // A database as it was before the search migration: products present, no index, no triggers.
-    const reopened = openDatabase(join(dir.path, "platform.db"));
-    reopened.sqlite.exec(`DROP TRIGGER catalog_products_search_insert; DROP TRIGGER catalog_products_search_delete;
+    const handle = await openDatabase(join(dir.path, "platform.db"));
+    await seedProducts(handle.db, 0);
+    await handle.close();
+    const reopened = new Database(join(dir.path, "platform.db"));
+    reopened.exec(`DROP TRIGGER catalog_products_search_insert; DROP TRIGGER catalog_products_search_delete;
       DROP TRIGGER catalog_products_search_update; DROP TABLE catalog_products_search;`);
-    seedProducts(reopened.db, 300);
+    const seeding = await openDatabase(join(dir.path, "platform.db"));
+    await seedProducts(seeding.db, 300);
+    await seeding.close();
+    const { journal, sql: migrationSql } = migrations.sqlite;
     const { tag } = journal.entries.find((entry) => entry.tag.endsWith("_catalog_search"))!;
-    for (const statement of migrationSql[tag]!.split("--> statement-breakpoint")) reopened.sqlite.run(statement);
+    for (const statement of migrationSql[tag]!.split("--> statement-breakpoint")) reopened.run(statement);
     try {
-      const count = (sql: string, ...values: string[]) => (reopened.sqlite.query(sql).get(...values) as { n: number }).n;
+      const count = (text: string, ...values: string[]) => (reopened.query(text).get(...values) as { n: number }).n;
       expect(count("SELECT count(*) AS n FROM catalog_products_search")).toBe(300);
       const viaIndex = count("SELECT count(*) AS n FROM catalog_products_search WHERE catalog_products_search MATCH ?", '"warranty"');
       const viaScan = count("SELECT count(*) AS n FROM catalog_products WHERE name LIKE ? OR description LIKE ?", "%warranty%", "%warranty%");
       expect(viaIndex).toBe(300);
       expect(viaIndex).toBe(viaScan);
-      reopened.sqlite.run("INSERT INTO catalog_products_search (catalog_products_search, rank) VALUES ('integrity-check', 1)");
+      reopened.run("INSERT INTO catalog_products_search (catalog_products_search, rank) VALUES ('integrity-check', 1)");
     } finally {
       reopened.close();
     }
