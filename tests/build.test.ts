@@ -45,7 +45,7 @@ test("the compiled executable runs an MCP server over stdio", async () => {
     expect((await client.listTools()).tools.map((t) => t.name)).toContain("health");
     // The health resources and the diagnose prompt work from the executable too.
     const part = (await client.readResource({ uri: "platform://health/database" })).contents[0] as { text: string };
-    expect(JSON.parse(part.text)).toEqual({ status: "ok" });
+    expect(JSON.parse(part.text)).toMatchObject({ status: "ok", dialect: "sqlite", reachable: true });
     const { messages } = await client.getPrompt({ name: "diagnose", arguments: { subsystem: "database" } });
     expect(messages[1]!.content).toMatchObject({ type: "resource", resource: { uri: "platform://health/database" } });
   } finally {
