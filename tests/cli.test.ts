@@ -36,6 +36,8 @@ test.each([
   [["launch"], "platform: unknown command 'launch'. Try 'platform --help'."],
   [["serve", "--prot", "1"], "platform: Unknown option '--prot'. Try 'platform serve --help'."],
   [["version", "extra"], "platform: unexpected argument 'extra'. Try 'platform version --help'."],
+  [["serve", "--port"], "platform: --port needs a value: port to listen on (PORT, default 8443; 0 picks a free one). Try 'platform serve --help'."],
+  [["serve", "--port", "--data-dir", "x"], "platform: --port needs a value: port to listen on (PORT, default 8443; 0 picks a free one). Try 'platform serve --help'."],
 ])("a bad verb or flag exits 2 with a one-line hint: %j", async (args, hint) => {
   const { stderr, code } = await run(args);
   expect(code).toBe(2);
