@@ -38,7 +38,7 @@ export async function runCli(verbs: Verb[], argv: string[], env = process.env): 
  */
 function parseProblem(verb: Verb, message: string): string {
   const valueless = /^Option '--([\w-]+)(?: <value>)?' argument (?:missing|is ambiguous)/.exec(message);
-  if (!valueless) return message.split("\n")[0]!;
+  if (!valueless) return message.split("\n")[0]!.replace(/\. To specify.*$/, "");
   const name = valueless[1]!;
   const meaning = verb.help[name]?.trim().replace(/^--\S+(\s+<[^>]+>)?\s+/, "");
   return `--${name} needs a value${meaning ? `: ${meaning}` : ""}`;
