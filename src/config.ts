@@ -35,6 +35,10 @@ export const ConfigSchema = Type.Object(
       level: Type.Union([Type.Literal("error"), Type.Literal("warn"), Type.Literal("info"), Type.Literal("debug")], {
         default: "info",
       }),
+      /** `pretty` for a person, `json` lines for machines; `auto` is pretty at a terminal and JSON elsewhere. */
+      format: Type.Union([Type.Literal("auto"), Type.Literal("pretty"), Type.Literal("json")], { default: "auto" }),
+      /** One line per HTTP request (method, route, status, duration, request id, caller), at info. */
+      access: Type.Boolean({ default: true }),
     }),
     actors: Section({
       retention_seconds: Type.Integer({ minimum: 0, default: 3600 }),
@@ -254,6 +258,7 @@ const envAliases: Record<string, string> = {
   PORT: "server.port",
   HOST: "server.host",
   LOG_LEVEL: "log.level",
+  LOG_FORMAT: "log.format",
   PLATFORM_ENV: "environment",
   CHAT_TOKEN: "chat.token",
 };

@@ -26,6 +26,7 @@ export function buildApp(runtime: RunningRuntime) {
     const path = new URL(request.url).pathname;
     const requestId = set.headers["x-request-id"] as string;
     const failure = classify(error, { method: request.method, path, requestId, bodyLimit });
+    // Only a fault is an error in the log; a capability's own refusal (a 4xx it threw) is not.
     if (failure.kind === "INTERNAL") log.error("internal error", { requestId, method: request.method, path, error });
     set.status = failure.status;
     const under = (prefix: string) => path === prefix || path.startsWith(`${prefix}/`);
@@ -36,8 +37,11 @@ export function buildApp(runtime: RunningRuntime) {
   };
 
   // Bun's own body ceiling stays above ours: it would answer 413 with no body, and ours is JSON.
+  const started = new WeakMap<Request, number>();
+  const access = config.log.access && log.enabled("info") ? log.child({ component: "access" }) : undefined;
   const app = new Elysia()
     .onRequest(async ({ request, set }) => {
+      if (access) started.set(request, performance.now());
       const given = request.headers.get("x-request-id");
       set.headers["x-request-id"] = given && requestIdPattern.test(given) ? given : randomUUID();
       const length = request.headers.get("content-length");
@@ -74,6 +78,19 @@ export function buildApp(runtime: RunningRuntime) {
     // MCP answers on its own stream after this hook has run, so its tool calls wait in the MCP server instead.
     .onAfterHandle({ as: "global" }, async () => {
       if (runtime.actors.uncommitted) await runtime.actors.committed();
+    })
+    // One line per request: what, which route (never the query string or a body), how it ended, for whom.
+    .onAfterResponse({ as: "global" }, ({ request, route, set, response }) => {
+      if (!access) return;
+      const since = started.get(request);
+      access.info("request", {
+        method: request.method,
+        route: route || "(no route)",
+        status: response instanceof Response ? response.status : Number(set.status ?? 200),
+        duration: since === undefined ? undefined : Math.round((performance.now() - since) * 10) / 10,
+        requestId: set.headers["x-request-id"],
+        caller: identifier?.identify?.(request),
+      });
     })
     .use(mcpTransport.plugin);
 

@@ -37,6 +37,29 @@ test("every response carries a request id; a sane one from the client is kept", 
   expect(replaced.headers.get("x-request-id")).not.toContain("bad");
 });
 
+test("a capability's refusal keeps its status and code, and is no error in the log; a fault is, with the id the answer carries", async () => {
+  const refused = await fetch(`${base}/refused`, { headers: { "x-request-id": "refusal-1" } });
+  expect(refused.status).toBe(403);
+  expect(await refused.json()).toEqual({ error: { code: "FORBIDDEN", message: "you may not", requestId: "refusal-1" } });
+  await fetch(`${base}/nowhere`, { headers: { "x-request-id": "refusal-2" } });
+  const errors = logged.map((l) => JSON.parse(l)).filter((l) => l.level === "error");
+  expect(errors.filter((l) => ["refusal-1", "refusal-2"].includes(l.requestId))).toEqual([]);
+});
+
+test("every request gets one access line: method, route, status, duration, request id; never the query or the body", async () => {
+  await fetch(`${base}/echo?token=query-secret-1`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-request-id": "access-1", authorization: "Bearer header-secret-2" },
+    body: JSON.stringify({ word: "bodysecret" }),
+  });
+  await fetch(`${base}/nowhere?key=query-secret-3`, { headers: { "x-request-id": "access-2" } });
+  const lines = logged.filter((l) => l.includes('"component":"access"'));
+  const echo = lines.map((l) => JSON.parse(l)).find((l) => l.requestId === "access-1");
+  expect(echo).toMatchObject({ level: "info", message: "request", method: "POST", route: "/echo", status: 200, duration: expect.any(Number) });
+  expect(lines.map((l) => JSON.parse(l)).find((l) => l.requestId === "access-2")).toMatchObject({ route: "(no route)", status: 404 });
+  for (const secret of ["query-secret-1", "header-secret-2", "bodysecret", "query-secret-3"]) expect(lines.join("\n")).not.toContain(secret);
+});
+
 test("unknown routes are a JSON 404", async () => {
   const res = await fetch(`${base}/nowhere`);
   expect(res.status).toBe(404);

@@ -64,6 +64,7 @@ export const a2aCapability: CapabilityFactory = (runtime) => {
   health.register("a2a", () => server.health());
   return {
     name: "a2a",
+    endpoints: (base) => ({ "A2A agent card": `${base}/.well-known/agent-card.json`, "A2A JSON-RPC": `${base}/rpc` }),
     http: server.plugin,
     // What the runtime catches before /rpc reads a body (an oversized one, a fault) still answers in JSON-RPC.
     errors: { prefix: "/rpc", render: ({ kind, message, status }) => rpcErrorResponse(rpcCodeOf[kind], message, status) },
@@ -87,6 +88,7 @@ const rpcCodeOf: Record<FailureKind, number> = {
   MALFORMED_JSON: RpcCode.ParseError,
   VALIDATION: RpcCode.InvalidParams,
   PAYLOAD_TOO_LARGE: RpcCode.InvalidRequest,
+  REFUSED: RpcCode.InvalidRequest,
   INTERNAL: RpcCode.InternalError,
 };
 

@@ -134,6 +134,10 @@ export const authzCapability: CapabilityFactory = async (runtime) => {
   return {
     name: "authz",
     identify: security.identify,
+    endpoints: () => ({
+      ...(parts.front ? { "mTLS (A2A with SPIFFE identities)": `https://${identity.mtls.host}:${parts.front.port}` } : {}),
+      ...(opaServer ? { "OPA-compatible API": `http://${settings.opa_api.host}:${opaServer.port}` } : {}),
+    }),
     // Learns the main listener when it starts, so the mTLS front knows where to forward and whom to identify.
     http: new Elysia({ name: "identity.peers" }).onStart(({ server }) => {
       parts.appServer = server ?? undefined;

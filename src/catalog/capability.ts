@@ -19,6 +19,6 @@ export const catalogCapability: CapabilityFactory = ({ config, database, actors,
     limiter,
     limits: { authenticated: settings.rate_limit_authenticated, anonymous: settings.rate_limit_anonymous },
   });
-  return { name: "catalog", http };
+  return { name: "catalog", http, endpoints: (base) => ({ "catalog API docs": `${base}/v2/docs` }) };
 };
 catalogCapability.mcpServers = [];

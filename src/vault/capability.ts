@@ -31,6 +31,8 @@ export const vaultCapability = (({ config, log, database, actors, mcp, health })
     name: "vault",
     vault,
     setupLink: () => setup?.link,
+    // The one-time link opens a session once; it is for the operator who reads this.
+    endpoints: (): Record<string, string> => (setup ? { "vault setup page (link works once)": setup.link } : {}),
     http: vaultHttp(vault),
     start() {
       if (!config.vault.setup_enabled) return;
