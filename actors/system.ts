@@ -232,6 +232,20 @@ export class ActorSystem {
     return { live: this.#entries.size, active, byKind };
   }
 
+  /** How many live actors each kind has in each state (a nested state as its JSON). */
+  census(): { kind: string; state: string; count: number }[] {
+    const counts = new Map<string, { kind: string; state: string; count: number }>();
+    for (const { kind, actor } of this.#entries.values()) {
+      const value = actor.getSnapshot().value;
+      const state = typeof value === "string" ? value : JSON.stringify(value);
+      const key = `${kind.kind}\0${state}`;
+      const entry = counts.get(key);
+      if (entry) entry.count++;
+      else counts.set(key, { kind: kind.kind, state, count: 1 });
+    }
+    return [...counts.values()];
+  }
+
   /** Resolves once every transition so far is committed (see ActorKind.groupCommit); rejects if it could not be. */
   committed(): Promise<void> {
     return this.#turn.committed();

@@ -70,24 +70,15 @@ export async function startRuntime(
   health.register("actors", () => ({ status: "ok", ...actors.stats() }));
   // Figures only: a loop that stands still cannot answer /health at all; this says how long it last stood.
   health.register("eventLoop", () => ({ status: "ok", ...loopLag.stats() }));
-  metrics.define((prom, registry) => {
-    new prom.Gauge({
-      name: "platform_event_loop_lag_seconds",
-      help: "How late the event loop last ran a timer",
-      registers: [registry],
-      collect() {
-        this.set(loopLag.stats().lagMs / 1000);
-      },
-    });
-    new prom.Gauge({
-      name: "platform_event_loop_lag_max_seconds",
-      help: "The longest the event loop stood still in the last minute",
-      registers: [registry],
-      collect() {
-        this.set(loopLag.stats().maxLagMs / 1000);
-      },
-    });
-  });
+  metrics.gauge({ name: "platform_event_loop_lag_seconds", help: "How late the event loop last ran a timer" }, () => [
+    { value: loopLag.stats().lagMs / 1000 },
+  ]);
+  metrics.gauge({ name: "platform_event_loop_lag_max_seconds", help: "The longest the event loop stood still in the last minute" }, () => [
+    { value: loopLag.stats().maxLagMs / 1000 },
+  ]);
+  metrics.gauge({ name: "platform_actors", help: "Live actors by kind and state", labelNames: ["kind", "state"] }, () =>
+    actors.census().map(({ kind, state, count }) => ({ labels: { kind, state }, value: count })),
+  );
 
   const capabilities: Capability[] = [];
   const close = async () => {

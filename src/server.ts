@@ -39,9 +39,19 @@ export function buildApp(runtime: RunningRuntime) {
   // Bun's own body ceiling stays above ours: it would answer 413 with no body, and ours is JSON.
   const started = new WeakMap<Request, number>();
   const access = config.log.access && log.enabled("info") ? log.child({ component: "access" }) : undefined;
+  const requests = metrics.counter({ name: "platform_http_requests_total", help: "HTTP requests answered, by route and status", labelNames: ["method", "route", "status"] });
+  const latency = metrics.histogram({
+    name: "platform_http_request_duration_seconds",
+    help: "Time from a request's arrival to its answer, by route",
+    labelNames: ["method", "route"],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  });
+  metrics.gauge({ name: "platform_mcp_sessions", help: "Open MCP sessions over HTTP, by server", labelNames: ["server"] }, () =>
+    Object.entries(mcpTransport.sessionCounts()).map(([server, value]) => ({ labels: { server }, value })),
+  );
   const app = new Elysia()
     .onRequest(async ({ request, set }) => {
-      if (access) started.set(request, performance.now());
+      started.set(request, performance.now());
       const given = request.headers.get("x-request-id");
       set.headers["x-request-id"] = given && requestIdPattern.test(given) ? given : randomUUID();
       const length = request.headers.get("content-length");
@@ -62,6 +72,22 @@ export function buildApp(runtime: RunningRuntime) {
     // Registered before every capability so that it covers their routes; Elysia runs it first, so it also
     // hands each failure to the capability that owns the path rather than answering over it.
     .onError({ as: "global" }, ({ error, request, set }) => fail(error, request, set))
+    // Counted, and one line per request: what, which route (never the query string or a body), how it ended, for whom.
+    .onAfterResponse({ as: "global" }, ({ request, route, set, response }) => {
+      const seconds = (performance.now() - (started.get(request) ?? performance.now())) / 1000;
+      const status = response instanceof Response ? response.status : Number(set.status ?? 200);
+      const known = route || "(no route)";
+      requests.inc({ method: request.method, route: known, status });
+      latency.observe({ method: request.method, route: known }, seconds);
+      access?.info("request", {
+        method: request.method,
+        route: known,
+        status,
+        duration: Math.round(seconds * 10_000) / 10,
+        requestId: set.headers["x-request-id"],
+        caller: identifier?.identify?.(request),
+      });
+    })
     .get("/health", ({ set }) => {
       const { status, json } = health.json();
       if (status === "down") set.status = 503;
@@ -78,19 +104,6 @@ export function buildApp(runtime: RunningRuntime) {
     // MCP answers on its own stream after this hook has run, so its tool calls wait in the MCP server instead.
     .onAfterHandle({ as: "global" }, async () => {
       if (runtime.actors.uncommitted) await runtime.actors.committed();
-    })
-    // One line per request: what, which route (never the query string or a body), how it ended, for whom.
-    .onAfterResponse({ as: "global" }, ({ request, route, set, response }) => {
-      if (!access) return;
-      const since = started.get(request);
-      access.info("request", {
-        method: request.method,
-        route: route || "(no route)",
-        status: response instanceof Response ? response.status : Number(set.status ?? 200),
-        duration: since === undefined ? undefined : Math.round((performance.now() - since) * 10) / 10,
-        requestId: set.headers["x-request-id"],
-        caller: identifier?.identify?.(request),
-      });
     })
     .use(mcpTransport.plugin);
 

@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import parsePrometheus from "parse-prometheus-text-format";
+import { a2aCapability } from "../src/a2a/capability.ts";
+import { authzCapability } from "../src/authz/capability.ts";
 import { platformCapability } from "../src/platform/tools.ts";
+import { vaultCapability } from "../src/vault/capability.ts";
+import { call, openAuthorization, rpc } from "./a2a/support.ts";
+import { fixtureCapability } from "./fixtures/capability.ts";
 import { startApp, type RunningApp } from "./support/app.ts";
 import { allowStall, failOnStalls } from "./support/loop.ts";
 
@@ -8,18 +13,51 @@ failOnStalls();
 
 let running: RunningApp;
 beforeAll(async () => {
-  running = await startApp([platformCapability]);
+  running = await startApp([platformCapability, authzCapability, a2aCapability, vaultCapability, fixtureCapability], {
+    env: { ...openAuthorization, PLATFORM_VAULT__SETUP_PORT: "0" },
+  });
 });
 afterAll(() => running.close());
 
-test("/metrics is Prometheus text a real parser reads, with the event loop's lag", async () => {
+async function scrape() {
   const res = await fetch(`${running.base}/metrics`);
   expect(res.status).toBe(200);
   expect(res.headers.get("content-type")).toStartWith("text/plain; version=0.0.4");
-  const families = parsePrometheus(await res.text());
-  const lag = families.find((f) => f.name === "platform_event_loop_lag_max_seconds");
-  expect(lag).toMatchObject({ type: "GAUGE", metrics: [{ value: expect.stringMatching(/^\d+(\.\d+)?(e-?\d+)?$/) }] });
-  expect(families.map((f) => f.name)).toContain("platform_event_loop_lag_seconds");
+  return parsePrometheus(await res.text());
+}
+const family = (families: Awaited<ReturnType<typeof scrape>>, name: string) => families.find((f) => f.name === name);
+const valueOf = (families: Awaited<ReturnType<typeof scrape>>, name: string, labels: Record<string, string> = {}) =>
+  Number(family(families, name)?.metrics.find((m) => Object.entries(labels).every(([k, v]) => m.labels?.[k] === v))?.value);
+
+test("what happened before the metrics library loaded is counted all the same, and a real parser reads the exposition", async () => {
+  // Requests before the first scrape: the library loads with that scrape, and these must be in it.
+  for (let i = 0; i < 3; i++) await fetch(`${running.base}/health`);
+  await fetch(`${running.base}/nowhere`);
+  allowStall(1000, "the first scrape loads the metrics library");
+  const families = await scrape();
+  expect(valueOf(families, "platform_http_requests_total", { method: "GET", route: "/health", status: "200" })).toBeGreaterThanOrEqual(3);
+  expect(valueOf(families, "platform_http_requests_total", { route: "(no route)", status: "404" })).toBe(1);
+  const latency = family(families, "platform_http_request_duration_seconds")!;
+  expect(latency.type).toBe("HISTOGRAM");
+  expect(Number(latency.metrics.find((m) => m.labels?.route === "/health")!.count)).toBeGreaterThanOrEqual(3);
+  expect(family(families, "platform_event_loop_lag_max_seconds")?.type).toBe("GAUGE");
+});
+
+test("actors by kind and state, policy decisions by result, vault calls, SSE subscribers and MCP sessions", async () => {
+  const sent = (await rpc(running.base, call("task.send", { type: "count_down", payload: { steps: 1 }, blocking: false }))).body.result;
+  const stream = await fetch(`${running.base}/tasks/${sent.id}/stream`);
+  await fetch(`${running.base}/vault/v1/services`); // refused: no token, and audited
+  const families = await scrape();
+  expect(valueOf(families, "platform_actors", { kind: "a2a.task", state: "running" })).toBe(1);
+  expect(valueOf(families, "platform_policy_decisions_total", { result: "allowed" })).toBeGreaterThanOrEqual(1);
+  expect(valueOf(families, "platform_vault_calls_total", { operation: "authenticate", outcome: "UNAUTHENTICATED" })).toBe(1);
+  expect(valueOf(families, "platform_sse_subscribers")).toBe(1);
+  expect(family(families, "platform_mcp_sessions")?.type).toBe("GAUGE");
+  await stream.body!.cancel();
+  await rpc(running.base, call("task.cancel", { id: sent.id }));
+  const after = await scrape();
+  expect(valueOf(after, "platform_sse_subscribers")).toBe(0);
+  expect(valueOf(after, "platform_actors", { kind: "a2a.task", state: "running" })).toBeNaN();
 });
 
 test("/health carries the event loop's lag: the latest run and the longest stall of the last minute", async () => {

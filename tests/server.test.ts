@@ -5,13 +5,26 @@ import { fixtureCapability } from "./fixtures/capability.ts";
 import { startApp, type RunningApp } from "./support/app.ts";
 
 const logged: string[] = [];
+const waiting = new Set<{ match: (line: string) => boolean; resolve: (line: string) => void }>();
+/** The first logged line (past or future) that matches: the access line is written after the answer has left. */
+const loggedLine = (match: (line: string) => boolean) =>
+  new Promise<string>((resolve) => {
+    const seen = logged.find(match);
+    if (seen) resolve(seen);
+    else waiting.add({ match, resolve });
+  });
 let running: RunningApp;
 let base = "";
 
 beforeAll(async () => {
   running = await startApp([platformCapability, fixtureCapability], {
     env: { PLATFORM_SERVER__BODY_LIMIT: "2048" },
-    log: createLogger({ write: (l) => void logged.push(l) }),
+    log: createLogger({
+      write: (line) => {
+        logged.push(line);
+        for (const waiter of waiting) if (waiter.match(line)) (waiting.delete(waiter), waiter.resolve(line));
+      },
+    }),
   });
   base = running.base;
 });
@@ -53,10 +66,10 @@ test("every request gets one access line: method, route, status, duration, reque
     body: JSON.stringify({ word: "bodysecret" }),
   });
   await fetch(`${base}/nowhere?key=query-secret-3`, { headers: { "x-request-id": "access-2" } });
+  const access = (id: string) => loggedLine((l) => l.includes('"component":"access"') && l.includes(`"requestId":"${id}"`)).then((l) => JSON.parse(l));
+  expect(await access("access-1")).toMatchObject({ level: "info", message: "request", method: "POST", route: "/echo", status: 200, duration: expect.any(Number) });
+  expect(await access("access-2")).toMatchObject({ route: "(no route)", status: 404 });
   const lines = logged.filter((l) => l.includes('"component":"access"'));
-  const echo = lines.map((l) => JSON.parse(l)).find((l) => l.requestId === "access-1");
-  expect(echo).toMatchObject({ level: "info", message: "request", method: "POST", route: "/echo", status: 200, duration: expect.any(Number) });
-  expect(lines.map((l) => JSON.parse(l)).find((l) => l.requestId === "access-2")).toMatchObject({ route: "(no route)", status: 404 });
   for (const secret of ["query-secret-1", "header-secret-2", "bodysecret", "query-secret-3"]) expect(lines.join("\n")).not.toContain(secret);
 });
 

@@ -21,7 +21,7 @@ import { PushNotifications } from "./push.ts";
 import { TaskManager } from "./service.ts";
 
 export const a2aCapability: CapabilityFactory = (runtime) => {
-  const { config, log, database, actors, mcp, health } = runtime;
+  const { config, log, database, actors, mcp, health, metrics } = runtime;
   const a2aLog = log.child({ component: "a2a" });
   // Every call is checked before its handler runs; the caller is who the mTLS front verified, never a header.
   const security = securityOf(runtime);
@@ -62,6 +62,7 @@ export const a2aCapability: CapabilityFactory = (runtime) => {
     log: a2aLog,
   });
   health.register("a2a", () => server.health());
+  metrics.gauge({ name: "platform_sse_subscribers", help: "Open event streams of A2A tasks" }, () => [{ value: taskManager.streams }]);
   return {
     name: "a2a",
     endpoints: (base) => ({ "A2A agent card": `${base}/.well-known/agent-card.json`, "A2A JSON-RPC": `${base}/rpc` }),

@@ -55,6 +55,7 @@ export interface TaskManagerOptions {
 const historyLimit = 64;
 
 export class TaskManager {
+  #streams = 0;
   readonly kind: TaskKind;
   readonly #actors: ActorSystem;
   readonly #db: Db;
@@ -145,6 +146,21 @@ export class TaskManager {
   }
 
   /** How many tasks are in `state`, without reading them. */
+  /** Open event streams of tasks (SSE subscribers), for /metrics. */
+  get streams(): number {
+    return this.#streams;
+  }
+
+  /** Counts a stream as open; the returned function counts it closed (once, however often it is called). */
+  streamOpened(): () => void {
+    this.#streams++;
+    let open = true;
+    return () => {
+      if (open) this.#streams--;
+      open = false;
+    };
+  }
+
   countTasks(state: TaskState): number {
     if (finalStates.has(state)) return this.#rows.count(state);
     let n = 0;

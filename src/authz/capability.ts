@@ -113,6 +113,10 @@ export const authzCapability: CapabilityFactory = async (runtime) => {
       ? new Bundles(store, [{ name: settings.bundle.name, source: settings.bundle.source, pollingSeconds: settings.bundle.polling_seconds }], log)
       : undefined;
 
+  runtime.metrics.countFrom({ name: "platform_policy_decisions_total", help: "Authorization decisions, by result", labelNames: ["result"] }, () => {
+    const { allowed, denied } = service.stats();
+    return [{ labels: { result: "allowed" }, value: allowed }, { labels: { result: "denied" }, value: denied }];
+  });
   health.register("authorization", () => {
     const auditStats = audit?.stats();
     const troubled = auditStats && (auditStats.dropped > 0 || auditStats.pending > 0 && auditStats.failedAttempts > 0);

@@ -17,8 +17,11 @@ export type Audit = (<T>(entry: AuditEntry, run: () => Promise<T>, statusOf?: (r
   record(entry: AuditEntry, outcome: string): void;
 };
 
-/** Wraps a call so that its outcome is recorded whatever happens; the query string is left out of the path. */
-export function createAudit(db: Db, log: Logger): Audit {
+/**
+ * Wraps a call so that its outcome is recorded whatever happens; the query string is left out of the path.
+ * `counted` hears of each record (the vault's metrics).
+ */
+export function createAudit(db: Db, log: Logger, counted: (entry: AuditEntry, outcome: string) => void = () => {}): Audit {
   const write = (entry: AuditEntry, status: number | undefined, outcome: string, durationMs: number) => {
     const row = {
       at: new Date(),
@@ -31,6 +34,7 @@ export function createAudit(db: Db, log: Logger): Audit {
       outcome,
       durationMs,
     };
+    counted(entry, outcome);
     try {
       insertAudit(db, row);
     } catch (error) {

@@ -8,7 +8,7 @@ import { vaultMcp } from "./tools.ts";
 /** The capability, with its service for in-process callers (the CLI verbs and hooks open their own). */
 export type VaultCapability = Capability & { vault: VaultService; setupLink(): string | undefined };
 
-export const vaultCapability = (({ config, log, database, actors, mcp, health }) => {
+export const vaultCapability = (({ config, log, database, actors, mcp, health, metrics }) => {
   const vault = new VaultService(database.db, actors, log, config);
   vault.store.initialize();
   const { tools, resources, templates, prompts } = vaultMcp(vault, database.db);
@@ -21,6 +21,12 @@ export const vaultCapability = (({ config, log, database, actors, mcp, health })
     .resource(...resources)
     .template(...templates)
     .prompt(...prompts);
+  metrics.countFrom({ name: "platform_vault_calls_total", help: "Vault calls and lease events, by operation and outcome", labelNames: ["operation", "outcome"] }, () =>
+    [...vault.calls].map(([key, value]) => {
+      const [operation, outcome] = key.split("\0");
+      return { labels: { operation: operation!, outcome: outcome! }, value };
+    }),
+  );
   health.register("vault", () => {
     const { sealed, masterVersion } = vault.store.health();
     return { status: sealed ? "degraded" : "ok", sealed, masterVersion };

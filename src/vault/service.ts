@@ -48,6 +48,8 @@ export class VaultService {
   readonly leases: Leases;
   readonly roles: AppRoles;
   readonly audit: Audit;
+  /** Audited calls and lease events so far, by `operation\0outcome`, for /metrics. */
+  readonly calls = new Map<string, number>();
   readonly config: VaultConfig;
   #sanitizer?: { sanitizer: Sanitizer; fingerprint: string };
 
@@ -60,7 +62,10 @@ export class VaultService {
     this.config = config.vault;
     this.store = new SecretStore(db, new Keyring(keyDirOf(config)), { autoUnseal: config.vault.auto_unseal });
     const vaultLog = log.child({ component: "vault" });
-    this.audit = createAudit(db, vaultLog);
+    this.audit = createAudit(db, vaultLog, ({ operation }, outcome) => {
+      const key = `${operation}\0${outcome}`;
+      this.calls.set(key, (this.calls.get(key) ?? 0) + 1);
+    });
     this.leases = new Leases(actors, db, {
       policy: (lease) => lease.context?.purpose === "token" && this.leases.usedSinceRenewal(lease.id) && this.roles.mayRenew(lease),
       // The lease id stands in the path column: a lease event concerns no service or request.
