@@ -35,14 +35,9 @@ export function buildApp(runtime: RunningRuntime) {
 
   // Bun's own body ceiling stays above ours: it would answer 413 with no body, and ours is JSON.
   const app = new Elysia()
-    .onRequest((ctx) => {
-      const { request, set } = ctx;
+    .onRequest(({ request, set }) => {
       const given = request.headers.get("x-request-id");
       set.headers["x-request-id"] = given && requestIdPattern.test(given) ? given : randomUUID();
-      const length = request.headers.get("content-length");
-      if (Number(length) > bodyLimit) return fail(new PayloadTooLarge(), request, set);
-      // A body without a declared length is counted as it streams in; whoever reads it past the limit fails.
-      if (length === null && request.body) ctx.request = limitBody(request, bodyLimit);
     })
     // Registered before every capability so that it covers their routes; Elysia runs it first, so it also
     // hands each failure to the capability that owns the path rather than answering over it.
@@ -67,6 +62,15 @@ export function buildApp(runtime: RunningRuntime) {
     .use(mcpTransport.plugin);
 
   for (const capability of capabilities) if (capability.http) app.use(capability.http);
+  // After the capabilities' own request hooks, so that a refused body carries what a capability adds to every
+  // answer on its paths (the catalog's rate-limit headers), whether its length was declared or not.
+  app.onRequest((ctx) => {
+    const { request, set } = ctx;
+    const length = request.headers.get("content-length");
+    if (Number(length) > bodyLimit) return fail(new PayloadTooLarge(), request, set);
+    // A body without a declared length is counted as it streams in; whoever reads it past the limit fails.
+    if (length === null && request.body) ctx.request = limitBody(request, bodyLimit);
+  });
   return { app, closeMcp: mcpTransport.close };
 }
 
