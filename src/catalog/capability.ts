@@ -1,6 +1,7 @@
 /** The catalog capability: the `/v2` REST API, its services, and the order actor kind. */
 import type { CapabilityFactory } from "../capability.ts";
 import { AuthService, loadSigningKey } from "./auth.ts";
+import { catalogErrors } from "./errors.ts";
 import { catalogHttp } from "./http.ts";
 import { orderKind } from "./order-actor.ts";
 import { SlidingWindowLimiter } from "./rate-limit.ts";
@@ -19,6 +20,6 @@ export const catalogCapability: CapabilityFactory = ({ config, database, actors,
     limiter,
     limits: { authenticated: settings.rate_limit_authenticated, anonymous: settings.rate_limit_anonymous },
   });
-  return { name: "catalog", http };
+  return { name: "catalog", http, errors: catalogErrors };
 };
 catalogCapability.mcpServers = [];

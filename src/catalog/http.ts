@@ -2,9 +2,11 @@
  * The `/v2` REST surface: routes, their schemas, credentials and rate limits, and the catalog's wire errors.
  * Every rule lives in the services; this file only reads the request and shapes the reply.
  */
-import { Elysia, status, t, type TSchema } from "elysia";
+import { Elysia, status, t } from "elysia";
+import type { TObject } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
 import type { AuthService, Principal } from "./auth.ts";
-import { CatalogError, notFound, queryErrors, toCatalogError } from "./errors.ts";
+import { CatalogError, describe, invalid, notFound, rateLimited, type FieldIssue } from "./errors.ts";
 import {
   ApiKey,
   ApiKeyInput,
@@ -46,45 +48,63 @@ export interface CatalogHttpOptions {
 // Either scheme is accepted on each secured route.
 const security: Record<string, string[]>[] = [{ bearerAuth: [] }, { apiKey: [] }];
 const secured = { security };
-/** The list routes' query schemas, to name the parameter in a failure Elysia reports without one. */
-const listQueries: Record<string, TSchema> = { "/v2/products": ProductQuery, "/v2/orders": OrderQuery, "/v2/customers": CustomerQuery };
 const errors = (...codes: number[]) => Object.fromEntries(codes.map((code) => [code, ErrorBody]));
 
-export const catalogHttp = ({ catalog, auth, limiter, limits }: CatalogHttpOptions) =>
-  new Elysia({ name: "catalog.http", prefix: "/v2" })
-    // The app-wide error handler answers first, in the runtime's format; this re-answers in the catalog's,
-    // from the original error, for every /v2 route (the app-wide one has already logged any internal fault).
-    .mapResponse((context) => {
-      // On the error path Elysia's context also carries `code` and `error`; its types leave them out here.
-      const { code, error, set, request, route, query } = context as typeof context & { code?: string | number; error?: unknown };
-      if (code === undefined) return;
-      const listQuery = request.method === "GET" && code === "VALIDATION" ? listQueries[route] : undefined;
-      const failure =
-        (listQuery && queryErrors(listQuery, query)) ?? toCatalogError(code, error, Number(set.status), String(set.headers["x-request-id"]));
-      return Response.json(failure.toJSON(), { status: failure.status });
-    })
-    // Runs before validation, so even a refused or malformed request is counted and carries the headers.
-    .derive({ as: "scoped" }, async ({ request, server, set }): Promise<{ principal: Principal | undefined }> => {
-      let principal: Principal | undefined;
-      let refusal: CatalogError | undefined;
-      try {
-        principal = await auth.authenticate({ authorization: request.headers.get("authorization"), apiKey: request.headers.get("x-api-key") });
-      } catch (error) {
-        if (!(error instanceof CatalogError)) throw error;
-        refusal = error;
-      }
-      const key = principal?.id ?? `ip:${server?.requestIP(request)?.address ?? "unknown"}`;
-      const decision = limiter.hit(key, principal ? limits.authenticated : limits.anonymous);
-      set.headers["x-ratelimit-limit"] = String(decision.limit);
-      set.headers["x-ratelimit-remaining"] = String(decision.remaining);
-      set.headers["x-ratelimit-reset"] = String(decision.reset);
-      if (!decision.allowed) {
-        set.headers["retry-after"] = String(decision.retryAfter);
-        throw new CatalogError("RATE_LIMITED", `Too many requests; retry in ${decision.retryAfter} s`, { retryAfter: decision.retryAfter });
-      }
-      if (refusal) throw refusal;
-      return { principal };
-    })
+const plainDecimal = { integer: /^\d+$/, number: /^\d+(\.\d+)?$/ };
+/**
+ * A list route's query schema, and the hook that reads its numbers before validation: from plain decimal text
+ * only ("0x10", "1e2", " 3" and "+3" are refused), each checked against its own schema so that a failure names
+ * its parameter. Everything else in a query is text.
+ */
+const listQuery = <S extends TObject>(schema: S) => ({
+  query: schema,
+  transform({ query }: { query: Record<string, unknown> }) {
+    const issues: FieldIssue[] = [];
+    for (const [field, text] of Object.entries(query)) {
+      const rule = schema.properties[field];
+      if (typeof text !== "string" || (rule?.type !== "integer" && rule?.type !== "number")) continue;
+      const value = plainDecimal[rule.type as "integer" | "number"].test(text) ? Number(text) : Number.NaN;
+      if (Value.Check(rule, value)) query[field] = value;
+      else issues.push({ field, message: `${describe(rule)}, written in plain decimal` });
+    }
+    if (issues.length) throw invalid(issues);
+  },
+});
+
+/** Whether a request is for /v2, read from its URL without parsing it: this is asked of every request. */
+function onCatalogPath(url: string): boolean {
+  const path = url.indexOf("/", url.indexOf("//") + 2);
+  const next = url[path + 3];
+  return url.startsWith("/v2", path) && (next === undefined || next === "/" || next === "?");
+}
+
+export const catalogHttp = ({ catalog, auth, limiter, limits }: CatalogHttpOptions) => {
+  /** Who each admitted request is, by its context's `set` (the one object every stage of a request shares). */
+  const principals = new WeakMap<object, Principal | undefined>();
+  return (
+    new Elysia({ name: "catalog.http", prefix: "/v2" })
+      // Before anything reads the body: every /v2 request is counted and carries the rate-limit headers, including
+      // one whose body turns out malformed or too large.
+      .onRequest(async ({ request, server, set }) => {
+        if (!onCatalogPath(request.url)) return;
+        let principal: Principal | undefined;
+        let refusal: CatalogError | undefined;
+        try {
+          principal = await auth.authenticate({ authorization: request.headers.get("authorization"), apiKey: request.headers.get("x-api-key") });
+        } catch (error) {
+          if (!(error instanceof CatalogError)) throw error;
+          refusal = error;
+        }
+        const key = principal?.id ?? `ip:${server?.requestIP(request)?.address ?? "unknown"}`;
+        const decision = limiter.hit(key, principal ? limits.authenticated : limits.anonymous);
+        set.headers["x-ratelimit-limit"] = String(decision.limit);
+        set.headers["x-ratelimit-remaining"] = String(decision.remaining);
+        set.headers["x-ratelimit-reset"] = String(decision.reset);
+        if (!decision.allowed) throw rateLimited(decision.retryAfter);
+        if (refusal) throw refusal;
+        principals.set(set, principal);
+      })
+      .derive({ as: "scoped" }, ({ set }) => ({ principal: principals.get(set) }))
     .use(apiDocs())
 
     // --- auth ---
@@ -126,7 +146,7 @@ export const catalogHttp = ({ catalog, auth, limiter, limits }: CatalogHttpOptio
 
     // --- products ---
     .get("/products", ({ query }) => catalog.listProducts(query), {
-      query: ProductQuery,
+      ...listQuery(ProductQuery),
       response: { 200: Page(Product), ...errors(400, 429) },
       detail: { tags: ["products"], summary: "List products, newest first, with filters" },
     })
@@ -162,7 +182,7 @@ export const catalogHttp = ({ catalog, auth, limiter, limits }: CatalogHttpOptio
       detail: { tags: ["customers"], summary: "Sign up (an admin may also set the role)" },
     })
     .get("/customers", ({ principal, query }) => catalog.listCustomers(principal, query), {
-      query: CustomerQuery,
+      ...listQuery(CustomerQuery),
       response: { 200: Page(Customer), ...errors(400, 401, 403, 429) },
       detail: { tags: ["customers"], summary: "List customers (admin)", ...secured },
     })
@@ -194,7 +214,7 @@ export const catalogHttp = ({ catalog, auth, limiter, limits }: CatalogHttpOptio
       },
     )
     .get("/orders", ({ principal, query }) => catalog.listOrders(principal, query), {
-      query: OrderQuery,
+      ...listQuery(OrderQuery),
       response: { 200: Page(Order), ...errors(400, 401, 403, 429) },
       detail: { tags: ["orders"], summary: "List orders (a customer sees only their own)", ...secured },
     })
@@ -219,4 +239,6 @@ export const catalogHttp = ({ catalog, auth, limiter, limits }: CatalogHttpOptio
         throw notFound("Route", `${request.method} ${new URL(request.url).pathname}`);
       },
       { detail: { hide: true } },
-    );
+    )
+  );
+};

@@ -77,6 +77,7 @@ test("order input rules: items, quantities, address, customer id, unknown fields
     [{ customerId: casey.id, items: [], shippingAddress: address }, "items"],
     [{ customerId: casey.id, items: [{ productId: a.id, quantity: 0 }], shippingAddress: address }, "items[0].quantity"],
     [{ customerId: casey.id, items: [{ productId: a.id, quantity: 1.5 }], shippingAddress: address }, "items[0].quantity"],
+    ...["3", "0x10", "1e2", " 3"].map((quantity): [unknown, string] => [{ customerId: casey.id, items: [{ productId: a.id, quantity }], shippingAddress: address }, "items[0].quantity"]),
     [{ customerId: casey.id, items: [{ productId: a.id, quantity: 1, price: 0 }], shippingAddress: address }, "items[0].price"],
     [{ customerId: casey.id, items: [{ productId: a.id, quantity: 1 }], shippingAddress: { ...address, city: undefined } }, "shippingAddress.city"],
     [{ customerId: "not-a-uuid", items: [{ productId: a.id, quantity: 1 }], shippingAddress: address }, "customerId"],

@@ -36,6 +36,11 @@ test("each field rule is enforced, naming the field, and nothing is created", as
     [{ category: "toys" }, "category"],
     [{ stock: -1 }, "stock"],
     [{ stock: 1.5 }, "stock"],
+    // Integers are JSON numbers: text that reads as one is refused, not converted.
+    [{ stock: "3" }, "stock"],
+    [{ stock: "0x10" }, "stock"],
+    [{ stock: "1e2" }, "stock"],
+    [{ stock: " 3" }, "stock"],
     [{ images: ["not a uri"] }, "images[0]"],
     [{ tags: [5] }, "tags[0]"],
     [{ color: "red" }, "color"],
@@ -124,6 +129,13 @@ test("invalid list parameters are 400 naming the parameter; a far page is empty"
     ["limit=0", "limit"],
     ["category=toys", "category"],
     ["minPrice=-5", "minPrice"],
+    // Query numbers are plain decimal: no hex, exponent, sign or padding.
+    ["page=0x10", "page"],
+    ["page=1e1", "page"],
+    ["page=%203", "page"],
+    ["limit=+3", "limit"],
+    ["minPrice=1e1", "minPrice"],
+    ["maxPrice=0x10", "maxPrice"],
     ["sort=name", "sort"],
   ]) {
     const res = await shop.json("GET", `/products?${query}`);
