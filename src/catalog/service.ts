@@ -42,6 +42,15 @@ const paged = <R, V>({ rows, total }: { rows: R[]; total: number }, { page, limi
   pagination: { page, limit, total, totalPages: Math.ceil(total / limit) },
 });
 
+/**
+ * JSON with every object's keys in one order, so that a retry whose body has the same content in another key
+ * order hashes the same. (Whitespace, escapes and number spellings are gone once the body is parsed.)
+ */
+const canonicalJson = (value: unknown) =>
+  JSON.stringify(value, (_key, inner: unknown) =>
+    inner && typeof inner === "object" && !Array.isArray(inner) ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : inner,
+  );
+
 export interface PlacedOrder {
   order: Order;
   /** True when an Idempotency-Key matched an earlier order and that order is returned again. */
@@ -192,7 +201,7 @@ export class CatalogService {
     const caller = requireRole(principal, "admin", "customer");
     if (caller.role !== "admin" && caller.customerId !== input.customerId)
       throw forbidden("A customer may only place orders for themselves");
-    const requestHash = createHash("sha256").update(JSON.stringify(input)).digest("hex");
+    const requestHash = createHash("sha256").update(canonicalJson(input)).digest("hex");
     if (idempotencyKey !== undefined) {
       const earlier = repo.findOrderByIdempotencyKey(this.db, caller.id, idempotencyKey);
       if (earlier) {

@@ -152,6 +152,15 @@ test("Idempotency-Key: a retry returns the first order and reserves nothing more
   expect(retry.body).toEqual(first.body);
   expect(retry.headers.get("idempotent-replayed")).toBe("true");
   expect(await stockOf(a.id)).toBe(3);
+  // The same content in another key order, at every level, is the same request.
+  const reordered = await shop.json("POST", "/orders", {
+    body: `{"shippingAddress":${JSON.stringify(Object.fromEntries(Object.entries(address).reverse()))},"items":[{"quantity":2,"productId":"${a.id}"}],"customerId":"${casey.id}"}`,
+    token: casey.token,
+    headers: key,
+  });
+  expect(reordered.status).toBe(201);
+  expect(reordered.body).toEqual(first.body);
+  expect(reordered.headers.get("idempotent-replayed")).toBe("true");
   const changed = await order(casey.token, casey.id, [{ productId: a.id, quantity: 1 }], key);
   expect(changed.status).toBe(409);
   expect(changed.body.details.orderId).toBe(first.body.id);
