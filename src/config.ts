@@ -51,6 +51,8 @@ export const ConfigSchema = Type.Object(
       refresh_token_seconds: Type.Integer({ minimum: 60, default: 30 * 86_400 }),
       /** HS256 signing key file; empty means catalog-jwt.key in data_dir, created (mode 0600) when missing. */
       jwt_key_file: Type.String({ default: "" }),
+      /** Product reads (list, search, by id) without a credential, for a public storefront. */
+      public_reads: Type.Boolean({ default: false }),
     }),
     identity: Section({
       trust_domain: Type.String({ minLength: 1, maxLength: 255, default: "platform.local" }),

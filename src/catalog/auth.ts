@@ -134,12 +134,12 @@ export class AuthService {
     try {
       const { payload } = await jwtVerify(token, this.#key, { algorithms: [algorithm], issuer, audience, requiredClaims: ["exp", "sub"] });
       const role = roles.find((r) => r === payload.role);
-      if (!role) throw unauthorized("Access token carries no valid role");
+      if (!role) throw unauthorized("Access token carries no valid role", { invalidToken: true });
       return { id: `customer:${payload.sub}`, role, customerId: payload.sub! };
     } catch (error) {
       if (error instanceof CatalogError) throw error;
       const expired = error instanceof joseErrors.JWTExpired;
-      throw unauthorized(expired ? "Access token has expired; refresh it" : "Access token is not valid");
+      throw unauthorized(expired ? "Access token has expired; refresh it" : "Access token is not valid", { invalidToken: true });
     }
   }
 

@@ -10,7 +10,7 @@ import { CatalogService } from "./service.ts";
 export const catalogCapability: CapabilityFactory = ({ config, database, actors, health }) => {
   const settings = config.catalog;
   actors.register(orderKind);
-  const catalog = new CatalogService(database.db, actors);
+  const catalog = new CatalogService(database.db, actors, settings.public_reads);
   const auth = new AuthService(database.db, loadSigningKey(config), settings);
   const limiter = new SlidingWindowLimiter(settings.rate_limit_window_seconds);
   health.register("catalog", () => ({ status: "ok", orders: actors.stats().byKind[orderKind.kind] ?? 0 }));
@@ -19,6 +19,7 @@ export const catalogCapability: CapabilityFactory = ({ config, database, actors,
     auth,
     limiter,
     limits: { authenticated: settings.rate_limit_authenticated, anonymous: settings.rate_limit_anonymous },
+    publicReads: settings.public_reads,
   });
   return { name: "catalog", http, errors: catalogErrors };
 };

@@ -43,6 +43,8 @@ export interface CatalogHttpOptions {
   auth: AuthService;
   limiter: SlidingWindowLimiter;
   limits: { authenticated: number; anonymous: number };
+  /** Product reads open to anyone: the document then says so. */
+  publicReads: boolean;
 }
 
 // Either scheme is accepted on each secured route.
@@ -78,7 +80,8 @@ function onCatalogPath(url: string): boolean {
   return url.startsWith("/v2", path) && (next === undefined || next === "/" || next === "?");
 }
 
-export const catalogHttp = ({ catalog, auth, limiter, limits }: CatalogHttpOptions) => {
+export const catalogHttp = ({ catalog, auth, limiter, limits, publicReads }: CatalogHttpOptions) => {
+  const reads = publicReads ? { security: [] } : secured;
   /** Who each admitted request is, by its context's `set` (the one object every stage of a request shares). */
   const principals = new WeakMap<object, Principal | undefined>();
   return (
@@ -105,140 +108,140 @@ export const catalogHttp = ({ catalog, auth, limiter, limits }: CatalogHttpOptio
         principals.set(set, principal);
       })
       .derive({ as: "scoped" }, ({ set }) => ({ principal: principals.get(set) }))
-    .use(apiDocs())
+      .use(apiDocs())
 
-    // --- auth ---
-    .post("/auth/login", ({ body }) => auth.login(body.email, body.password), {
-      body: Login,
-      response: { 200: Tokens, ...errors(400, 401, 429) },
-      detail: { tags: ["auth"], summary: "Sign in with email and password" },
-    })
-    .post("/auth/refresh", ({ body }) => auth.refresh(body.refreshToken), {
-      body: RefreshInput,
-      response: { 200: Tokens, ...errors(400, 401, 429) },
-      detail: { tags: ["auth"], summary: "Trade a refresh token for a new token pair (the old one stops working)" },
-    })
-    .post(
-      "/auth/logout",
-      ({ body, set }) => {
-        auth.logout(body.refreshToken);
-        set.status = 204;
-      },
-      { body: RefreshInput, response: { 204: t.Void(), ...errors(400, 401, 429) }, detail: { tags: ["auth"], summary: "Revoke a login" } },
-    )
-    .post("/api-keys", ({ principal, body }) => status(201, auth.createApiKey(principal, body)), {
-      body: ApiKeyInput,
-      response: { 201: CreatedApiKey, ...errors(400, 401, 403, 429) },
-      detail: { tags: ["auth"], summary: "Create an API key (admin)", ...secured },
-    })
-    .get("/api-keys", ({ principal }) => auth.listApiKeys(principal), {
-      response: { 200: t.Array(ApiKey), ...errors(401, 403, 429) },
-      detail: { tags: ["auth"], summary: "List active API keys (admin)", ...secured },
-    })
-    .delete(
-      "/api-keys/:keyId",
-      ({ principal, params, set }) => {
-        auth.revokeApiKey(principal, params.keyId);
-        set.status = 204;
-      },
-      { params: ApiKeyParams, response: { 204: t.Void(), ...errors(400, 401, 403, 404, 429) }, detail: { tags: ["auth"], summary: "Revoke an API key (admin)", ...secured } },
-    )
+      // --- auth ---
+      .post("/auth/login", ({ body }) => auth.login(body.email, body.password), {
+        body: Login,
+        response: { 200: Tokens, ...errors(400, 401, 429) },
+        detail: { tags: ["auth"], summary: "Sign in with email and password" },
+      })
+      .post("/auth/refresh", ({ body }) => auth.refresh(body.refreshToken), {
+        body: RefreshInput,
+        response: { 200: Tokens, ...errors(400, 401, 429) },
+        detail: { tags: ["auth"], summary: "Trade a refresh token for a new token pair (the old one stops working)" },
+      })
+      .post(
+        "/auth/logout",
+        ({ body, set }) => {
+          auth.logout(body.refreshToken);
+          set.status = 204;
+        },
+        { body: RefreshInput, response: { 204: t.Void(), ...errors(400, 401, 429) }, detail: { tags: ["auth"], summary: "Revoke a login" } },
+      )
+      .post("/api-keys", ({ principal, body }) => status(201, auth.createApiKey(principal, body)), {
+        body: ApiKeyInput,
+        response: { 201: CreatedApiKey, ...errors(400, 401, 403, 429) },
+        detail: { tags: ["auth"], summary: "Create an API key (admin)", ...secured },
+      })
+      .get("/api-keys", ({ principal }) => auth.listApiKeys(principal), {
+        response: { 200: t.Array(ApiKey), ...errors(401, 403, 429) },
+        detail: { tags: ["auth"], summary: "List active API keys (admin)", ...secured },
+      })
+      .delete(
+        "/api-keys/:keyId",
+        ({ principal, params, set }) => {
+          auth.revokeApiKey(principal, params.keyId);
+          set.status = 204;
+        },
+        { params: ApiKeyParams, response: { 204: t.Void(), ...errors(400, 401, 403, 404, 429) }, detail: { tags: ["auth"], summary: "Revoke an API key (admin)", ...secured } },
+      )
 
-    // --- products ---
-    .get("/products", ({ query }) => catalog.listProducts(query), {
-      ...listQuery(ProductQuery),
-      response: { 200: Page(Product), ...errors(400, 429) },
-      detail: { tags: ["products"], summary: "List products, newest first, with filters" },
-    })
-    .post("/products", ({ principal, body }) => status(201, catalog.createProduct(principal, body)), {
-      body: ProductInput,
-      response: { 201: Product, ...errors(400, 401, 403, 409, 429) },
-      detail: { tags: ["products"], summary: "Create a product (admin)", ...secured },
-    })
-    .get("/products/:productId", ({ params }) => catalog.getProduct(params.productId), {
-      params: ProductParams,
-      response: { 200: Product, ...errors(400, 404, 429) },
-      detail: { tags: ["products"], summary: "Get a product" },
-    })
-    .patch("/products/:productId", ({ principal, params, body }) => catalog.updateProduct(principal, params.productId, body), {
-      params: ProductParams,
-      body: ProductPatch,
-      response: { 200: Product, ...errors(400, 401, 403, 404, 409, 429) },
-      detail: { tags: ["products"], summary: "Change a product (admin)", ...secured },
-    })
-    .delete(
-      "/products/:productId",
-      ({ principal, params, set }) => {
-        catalog.deleteProduct(principal, params.productId);
-        set.status = 204;
-      },
-      { params: ProductParams, response: { 204: t.Void(), ...errors(400, 401, 403, 404, 429) }, detail: { tags: ["products"], summary: "Delete a product (admin)", ...secured } },
-    )
+      // --- products ---
+      .get("/products", ({ principal, query }) => catalog.listProducts(principal, query), {
+        ...listQuery(ProductQuery),
+        response: { 200: Page(Product), ...errors(400, 401, 403, 429) },
+        detail: { tags: ["products"], summary: "List products, newest first, with filters", ...reads },
+      })
+      .post("/products", ({ principal, body }) => status(201, catalog.createProduct(principal, body)), {
+        body: ProductInput,
+        response: { 201: Product, ...errors(400, 401, 403, 409, 429) },
+        detail: { tags: ["products"], summary: "Create a product (admin)", ...secured },
+      })
+      .get("/products/:productId", ({ principal, params }) => catalog.getProduct(principal, params.productId), {
+        params: ProductParams,
+        response: { 200: Product, ...errors(400, 401, 403, 404, 429) },
+        detail: { tags: ["products"], summary: "Get a product", ...reads },
+      })
+      .patch("/products/:productId", ({ principal, params, body }) => catalog.updateProduct(principal, params.productId, body), {
+        params: ProductParams,
+        body: ProductPatch,
+        response: { 200: Product, ...errors(400, 401, 403, 404, 409, 429) },
+        detail: { tags: ["products"], summary: "Change a product (admin)", ...secured },
+      })
+      .delete(
+        "/products/:productId",
+        ({ principal, params, set }) => {
+          catalog.deleteProduct(principal, params.productId);
+          set.status = 204;
+        },
+        { params: ProductParams, response: { 204: t.Void(), ...errors(400, 401, 403, 404, 429) }, detail: { tags: ["products"], summary: "Delete a product (admin)", ...secured } },
+      )
 
-    // --- customers ---
-    .post("/customers", async ({ principal, body }) => status(201, await catalog.createCustomer(principal, body)), {
-      body: CustomerInput,
-      response: { 201: Customer, ...errors(400, 401, 403, 409, 429) },
-      detail: { tags: ["customers"], summary: "Sign up (an admin may also set the role)" },
-    })
-    .get("/customers", ({ principal, query }) => catalog.listCustomers(principal, query), {
-      ...listQuery(CustomerQuery),
-      response: { 200: Page(Customer), ...errors(400, 401, 403, 429) },
-      detail: { tags: ["customers"], summary: "List customers (admin)", ...secured },
-    })
-    .get("/customers/:customerId", ({ principal, params }) => catalog.getCustomer(principal, params.customerId), {
-      params: CustomerParams,
-      response: { 200: Customer, ...errors(400, 401, 403, 404, 429) },
-      detail: { tags: ["customers"], summary: "Get a customer (admin, or the customer themselves)", ...secured },
-    })
-    .patch("/customers/:customerId", ({ principal, params, body }) => catalog.updateCustomer(principal, params.customerId, body), {
-      params: CustomerParams,
-      body: CustomerPatch,
-      response: { 200: Customer, ...errors(400, 401, 403, 404, 409, 429) },
-      detail: { tags: ["customers"], summary: "Change a customer (admin, or the customer themselves)", ...secured },
-    })
+      // --- customers ---
+      .post("/customers", async ({ principal, body }) => status(201, await catalog.createCustomer(principal, body)), {
+        body: CustomerInput,
+        response: { 201: Customer, ...errors(400, 401, 403, 409, 429) },
+        detail: { tags: ["customers"], summary: "Sign up (an admin may also set the role)" },
+      })
+      .get("/customers", ({ principal, query }) => catalog.listCustomers(principal, query), {
+        ...listQuery(CustomerQuery),
+        response: { 200: Page(Customer), ...errors(400, 401, 403, 429) },
+        detail: { tags: ["customers"], summary: "List customers (admin)", ...secured },
+      })
+      .get("/customers/:customerId", ({ principal, params }) => catalog.getCustomer(principal, params.customerId), {
+        params: CustomerParams,
+        response: { 200: Customer, ...errors(400, 401, 403, 404, 429) },
+        detail: { tags: ["customers"], summary: "Get a customer (admin, or the customer themselves)", ...secured },
+      })
+      .patch("/customers/:customerId", ({ principal, params, body }) => catalog.updateCustomer(principal, params.customerId, body), {
+        params: CustomerParams,
+        body: CustomerPatch,
+        response: { 200: Customer, ...errors(400, 401, 403, 404, 409, 429) },
+        detail: { tags: ["customers"], summary: "Change a customer (admin, or the customer themselves)", ...secured },
+      })
 
-    // --- orders ---
-    .post(
-      "/orders",
-      ({ principal, body, headers, set }) => {
-        const { order, replayed } = catalog.placeOrder(principal, body, headers["idempotency-key"]);
-        if (replayed) set.headers["idempotent-replayed"] = "true";
-        return status(201, order);
-      },
-      {
-        body: OrderInput,
-        headers: IdempotencyHeaders,
-        response: { 201: Order, ...errors(400, 401, 403, 409, 429) },
-        detail: { tags: ["orders"], summary: "Place an order; stock is reserved with it, atomically", ...secured },
-      },
-    )
-    .get("/orders", ({ principal, query }) => catalog.listOrders(principal, query), {
-      ...listQuery(OrderQuery),
-      response: { 200: Page(Order), ...errors(400, 401, 403, 429) },
-      detail: { tags: ["orders"], summary: "List orders (a customer sees only their own)", ...secured },
-    })
-    .get("/orders/:orderId", ({ principal, params }) => catalog.getOrder(principal, params.orderId), {
-      params: OrderParams,
-      response: { 200: Order, ...errors(400, 401, 403, 404, 429) },
-      detail: { tags: ["orders"], summary: "Get an order", ...secured },
-    })
-    .patch("/orders/:orderId/status", ({ principal, params, body }) => catalog.changeOrderStatus(principal, params.orderId, body.status), {
-      params: OrderParams,
-      body: StatusChange,
-      response: { 200: Order, ...errors(400, 401, 403, 404, 409, 429) },
-      detail: {
-        tags: ["orders"],
-        summary: "Move an order: processing, shipped, delivered (admin) or cancelled (admin or its customer)",
-        ...secured,
-      },
-    })
-    .all(
-      "/*",
-      ({ request }) => {
-        throw notFound("Route", `${request.method} ${new URL(request.url).pathname}`);
-      },
-      { detail: { hide: true } },
-    )
+      // --- orders ---
+      .post(
+        "/orders",
+        ({ principal, body, headers, set }) => {
+          const { order, replayed } = catalog.placeOrder(principal, body, headers["idempotency-key"]);
+          if (replayed) set.headers["idempotent-replayed"] = "true";
+          return status(201, order);
+        },
+        {
+          body: OrderInput,
+          headers: IdempotencyHeaders,
+          response: { 201: Order, ...errors(400, 401, 403, 409, 429) },
+          detail: { tags: ["orders"], summary: "Place an order; stock is reserved with it, atomically", ...secured },
+        },
+      )
+      .get("/orders", ({ principal, query }) => catalog.listOrders(principal, query), {
+        ...listQuery(OrderQuery),
+        response: { 200: Page(Order), ...errors(400, 401, 403, 429) },
+        detail: { tags: ["orders"], summary: "List orders (a customer sees only their own)", ...secured },
+      })
+      .get("/orders/:orderId", ({ principal, params }) => catalog.getOrder(principal, params.orderId), {
+        params: OrderParams,
+        response: { 200: Order, ...errors(400, 401, 403, 404, 429) },
+        detail: { tags: ["orders"], summary: "Get an order", ...secured },
+      })
+      .patch("/orders/:orderId/status", ({ principal, params, body }) => catalog.changeOrderStatus(principal, params.orderId, body.status), {
+        params: OrderParams,
+        body: StatusChange,
+        response: { 200: Order, ...errors(400, 401, 403, 404, 409, 429) },
+        detail: {
+          tags: ["orders"],
+          summary: "Move an order: processing, shipped, delivered (admin) or cancelled (admin or its customer)",
+          ...secured,
+        },
+      })
+      .all(
+        "/*",
+        ({ request }) => {
+          throw notFound("Route", `${request.method} ${new URL(request.url).pathname}`);
+        },
+        { detail: { hide: true } },
+      )
   );
 };

@@ -70,10 +70,13 @@ export class CatalogService {
   constructor(
     readonly db: Db,
     readonly actors: ActorSystem,
+    /** Whether anyone may read products (catalog.public_reads); otherwise a customer or an admin. */
+    readonly publicReads = false,
   ) {}
 
   // --- products ---
-  listProducts(query: ProductQuery): PageOf<Product> {
+  listProducts(principal: Principal | undefined, query: ProductQuery): PageOf<Product> {
+    this.#requireReader(principal);
     const filter = {
       category: query.category,
       search: query.search,
@@ -88,7 +91,8 @@ export class CatalogService {
     return this.#productPages.get(repo.changeMark(this.db), key, () => paged(repo.listProducts(this.db, filter, windowOf(query)), query, productView));
   }
 
-  getProduct(id: string): Product {
+  getProduct(principal: Principal | undefined, id: string): Product {
+    this.#requireReader(principal);
     return this.#products.get(repo.changeMark(this.db), id, () => {
       const row = repo.findProduct(this.db, id);
       if (!row) throw notFound("Product", id);
@@ -131,6 +135,10 @@ export class CatalogService {
     requireRole(principal, "admin");
     // Orders keep their own copy of each item's price, so they outlive the product.
     if (!repo.deleteProduct(this.db, id)) throw notFound("Product", id);
+  }
+
+  #requireReader(principal: Principal | undefined) {
+    if (!this.publicReads) requireRole(principal, "admin", "customer");
   }
 
   #requireFreeSku(sku: string, ownerId?: string) {

@@ -40,7 +40,7 @@ afterAll(() => shop.stop());
 
 test("a list reflects writes made by another connection to the same database file", async () => {
   const { body: lamp } = await shop.json("POST", "/products", { body: productInput({ name: "Brass Lantern", category: "home" }), token: shop.admin.token });
-  const list = () => shop.json("GET", "/products?search=lantern&category=home");
+  const list = () => shop.read("/products?search=lantern&category=home");
   expect((await list()).body.data.map((p: { stock: number }) => p.stock)).toEqual([10]);
 
   // As another process would: its own connection, writing behind the server's back.
@@ -50,7 +50,7 @@ test("a list reflects writes made by another connection to the same database fil
     expect((await list()).body.data.map((p: { stock: number }) => p.stock)).toEqual([4]);
     other.run("UPDATE catalog_products SET name = 'Brass Candle' WHERE id = ?", [lamp.id]);
     expect((await list()).body.pagination.total).toBe(0);
-    expect((await shop.json("GET", "/products?search=candle&category=home")).body.data.map((p: { id: string }) => p.id)).toEqual([lamp.id]);
+    expect((await shop.read("/products?search=candle&category=home")).body.data.map((p: { id: string }) => p.id)).toEqual([lamp.id]);
   } finally {
     other.close();
   }
@@ -58,7 +58,7 @@ test("a list reflects writes made by another connection to the same database fil
 
 test("a list reflects this server's own writes, stock taken by orders included", async () => {
   const { body: kettle } = await shop.json("POST", "/products", { body: productInput({ name: "Copper Kettle", category: "home" }), token: shop.admin.token });
-  const list = () => shop.json("GET", "/products?search=kettle&category=home");
+  const list = () => shop.read("/products?search=kettle&category=home");
   expect((await list()).body.pagination.total).toBe(1);
   await shop.json("PATCH", `/products/${kettle.id}`, { body: { stock: 2 }, token: shop.admin.token });
   expect((await list()).body.data[0].stock).toBe(2);
@@ -75,7 +75,7 @@ test("a list reflects this server's own writes, stock taken by orders included",
 
 test("a product read by id reflects writes made by another connection to the same database file", async () => {
   const { body: lamp } = await shop.json("POST", "/products", { body: productInput({ name: "Tin Lamp", category: "home" }), token: shop.admin.token });
-  const read = () => shop.json("GET", `/products/${lamp.id}`);
+  const read = () => shop.read(`/products/${lamp.id}`);
   expect((await read()).body.stock).toBe(10);
   expect((await read()).body.stock).toBe(10);
 
@@ -92,7 +92,7 @@ test("a product read by id reflects writes made by another connection to the sam
 
 test("a product read by id reflects this server's own writes, stock taken by orders included", async () => {
   const { body: mug } = await shop.json("POST", "/products", { body: productInput({ name: "Enamel Mug", category: "home" }), token: shop.admin.token });
-  const read = () => shop.json("GET", `/products/${mug.id}`);
+  const read = () => shop.read(`/products/${mug.id}`);
   expect((await read()).body).toEqual(mug);
   const patched = await shop.json("PATCH", `/products/${mug.id}`, { body: { stock: 2, price: 7.5 }, token: shop.admin.token });
   expect((await read()).body).toEqual(patched.body);

@@ -18,7 +18,7 @@ async function product(overrides: Record<string, unknown> = {}) {
   expect(res.status).toBe(201);
   return res.body as { id: string; stock: number; price: number };
 }
-const stockOf = async (id: string) => (await shop.json("GET", `/products/${id}`)).body.stock as number;
+const stockOf = async (id: string) => (await shop.read(`/products/${id}`)).body.stock as number;
 const order = (token: string, customerId: string, items: { productId: string; quantity: number }[], headers?: Record<string, string>) =>
   shop.json("POST", "/orders", { body: { customerId, items, shippingAddress: address }, token, headers });
 

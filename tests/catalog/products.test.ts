@@ -17,13 +17,13 @@ test("an admin creates a product; anyone reads it back with the price as a numbe
   expect(created.status).toBe(201);
   expect(created.body).toMatchObject({ name: "Desk Lamp", price: 0.07, category: "home", stock: 10, tags: ["lighting"] });
   expect(created.body.id).toMatch(/^[0-9a-f-]{36}$/);
-  const read = await shop.json("GET", `/products/${created.body.id}`);
+  const read = await shop.read(`/products/${created.body.id}`);
   expect(read.status).toBe(200);
   expect(read.body).toEqual(created.body);
 });
 
 test("each field rule is enforced, naming the field, and nothing is created", async () => {
-  const before = (await shop.json("GET", "/products?limit=1")).body.pagination.total;
+  const before = (await shop.read("/products?limit=1")).body.pagination.total;
   const cases: [Record<string, unknown>, string][] = [
     [{ name: "" }, "name"],
     [{ name: "x".repeat(201) }, "name"],
@@ -54,7 +54,7 @@ test("each field rule is enforced, naming the field, and nothing is created", as
   const missing = await create({ name: "No price" });
   expect(missing.status).toBe(400);
   expect(missing.body.details.fields.map((f: { field: string }) => f.field)).toEqual(expect.arrayContaining(["price", "sku", "category"]));
-  expect((await shop.json("GET", "/products?limit=1")).body.pagination.total).toBe(before);
+  expect((await shop.read("/products?limit=1")).body.pagination.total).toBe(before);
 });
 
 test("malformed JSON is a catalog-format 400", async () => {
@@ -84,7 +84,7 @@ test("PATCH changes only what it names; DELETE removes; both need an admin", asy
   expect((await shop.json("PATCH", `/products/${product.id}`, { body: { id: "x" }, token: shop.admin.token })).status).toBe(400);
 
   expect((await shop.call("DELETE", `/products/${product.id}`, { token: shop.admin.token })).status).toBe(204);
-  const gone = await shop.json("GET", `/products/${product.id}`);
+  const gone = await shop.read(`/products/${product.id}`);
   expect(gone.status).toBe(404);
   expect(gone.body).toMatchObject({ code: "NOT_FOUND" });
   expect((await shop.call("DELETE", `/products/${product.id}`, { token: shop.admin.token })).status).toBe(404);
@@ -96,28 +96,28 @@ test("the list filters by category, price and a case-insensitive search in name 
     await create(productInput({ name: `${tag} item ${i}`, category, price }));
   await create(productInput({ name: "Plain", description: `mentions ${tag.toUpperCase()} inside`, category: "books", price: 50 }));
 
-  const all = await shop.json("GET", `/products?search=${tag.toLowerCase()}`);
+  const all = await shop.read(`/products?search=${tag.toLowerCase()}`);
   expect(all.body.pagination).toEqual({ page: 1, limit: 20, total: 4, totalPages: 1 });
-  const books = await shop.json("GET", `/products?search=${tag}&category=books&minPrice=10&maxPrice=60`);
+  const books = await shop.read(`/products?search=${tag}&category=books&minPrice=10&maxPrice=60`);
   expect(books.body.data.map((p: { price: number }) => p.price).sort()).toEqual([15, 50]);
 
-  const page2 = await shop.json("GET", `/products?search=${tag}&limit=3&page=2`);
+  const page2 = await shop.read(`/products?search=${tag}&limit=3&page=2`);
   expect(page2.body.pagination).toEqual({ page: 2, limit: 3, total: 4, totalPages: 2 });
   expect(page2.body.data).toHaveLength(1);
-  const page1 = await shop.json("GET", `/products?search=${tag}&limit=3&page=1`);
+  const page1 = await shop.read(`/products?search=${tag}&limit=3&page=1`);
   expect(new Set([...page1.body.data, ...page2.body.data].map((p: { id: string }) => p.id)).size).toBe(4);
 });
 
 test("SQL metacharacters in search are plain text", async () => {
   const { body: odd } = await create(productInput({ name: "100% cotton_tee 'quoted'; --" }));
   for (const term of ["100%", "n_t", "'quoted'; --", "%' OR 1=1 --", "\\"]) {
-    const res = await shop.json("GET", `/products?search=${encodeURIComponent(term)}`);
+    const res = await shop.read(`/products?search=${encodeURIComponent(term)}`);
     expect(res.status).toBe(200);
     const ids = res.body.data.map((p: { id: string }) => p.id);
     if (odd.name.includes(term)) expect(ids).toContain(odd.id);
     else expect(ids).toEqual([]);
   }
-  expect((await shop.json("GET", `/products/${odd.id}`)).status).toBe(200);
+  expect((await shop.read(`/products/${odd.id}`)).status).toBe(200);
 });
 
 test("invalid list parameters are 400 naming the parameter; a far page is empty", async () => {
@@ -138,20 +138,20 @@ test("invalid list parameters are 400 naming the parameter; a far page is empty"
     ["maxPrice=0x10", "maxPrice"],
     ["sort=name", "sort"],
   ]) {
-    const res = await shop.json("GET", `/products?${query}`);
+    const res = await shop.read(`/products?${query}`);
     expect(res.status, query).toBe(400);
     expect(res.body.details.fields.map((f: { field: string }) => f.field), query).toContain(field);
   }
-  const crossed = await shop.json("GET", "/products?minPrice=10&maxPrice=5");
+  const crossed = await shop.read("/products?minPrice=10&maxPrice=5");
   expect(crossed.status).toBe(400);
-  const far = await shop.json("GET", "/products?page=1000000&limit=100");
+  const far = await shop.read("/products?page=1000000&limit=100");
   expect(far.status).toBe(200);
   expect(far.body.data).toEqual([]);
 });
 
 test("an unknown id is 404, a malformed one 400, an unknown /v2 path 404, all in the catalog format", async () => {
-  expect((await shop.json("GET", `/products/${crypto.randomUUID()}`)).body).toMatchObject({ code: "NOT_FOUND", message: expect.any(String) });
-  expect((await shop.json("GET", "/products/123")).body).toMatchObject({ code: "VALIDATION_ERROR", details: { fields: [{ field: "productId" }] } });
+  expect((await shop.read(`/products/${crypto.randomUUID()}`)).body).toMatchObject({ code: "NOT_FOUND", message: expect.any(String) });
+  expect((await shop.read("/products/123")).body).toMatchObject({ code: "VALIDATION_ERROR", details: { fields: [{ field: "productId" }] } });
   const unknown = await shop.json("GET", "/warehouses");
   expect(unknown.status).toBe(404);
   expect(unknown.body).toMatchObject({ code: "NOT_FOUND", details: {} });

@@ -29,7 +29,7 @@ const create = async (name: string, description = "", category = "books") => {
 async function search(term: string, extra = "") {
   const found: Listed[] = [];
   for (let page = 1; ; page++) {
-    const res = await shop.json("GET", `/products?search=${encodeURIComponent(term)}&limit=100&page=${page}${extra}`);
+    const res = await shop.read(`/products?search=${encodeURIComponent(term)}&limit=100&page=${page}${extra}`);
     expect(res.status, term).toBe(200);
     found.push(...res.body.data);
     if (page >= res.body.pagination.totalPages) return { ids: found.map((p) => p.id).sort(), total: res.body.pagination.total as number };
@@ -109,7 +109,7 @@ test("renames, description changes and deletes are reflected at once; stock chan
     token: customer.token,
   });
   expect(order.status).toBe(201);
-  const listed = await shop.json("GET", "/products?search=driftwood&category=home");
+  const listed = await shop.read("/products?search=driftwood&category=home");
   expect(listed.body.data.map((p: { id: string; stock: number }) => [p.id, p.stock])).toEqual([[before.id, 7]]);
   indexIsConsistent();
 
@@ -122,7 +122,7 @@ test("search combines with category and price filters and pages with an exact to
   const tag = `Qv${Date.now().toString(36)}`;
   for (let i = 0; i < 7; i++) await create(`${tag} sports item ${i}`, "", "sports");
   for (let i = 0; i < 4; i++) await create(`Other ${i}`, `mentions ${tag.toLowerCase()}`, "home");
-  const page = (n: number, extra: string) => shop.json("GET", `/products?search=${tag}&limit=3&page=${n}${extra}`);
+  const page = (n: number, extra: string) => shop.read(`/products?search=${tag}&limit=3&page=${n}${extra}`);
   expect((await page(1, "&category=sports")).body.pagination).toEqual({ page: 1, limit: 3, total: 7, totalPages: 3 });
   expect((await page(3, "&category=sports")).body.data).toHaveLength(1);
   expect((await page(1, "")).body.pagination.total).toBe(11);
@@ -157,10 +157,10 @@ test("the search migration indexes the products that existed before it", async (
 });
 
 test("a term of the longest allowed length is a search like any other; a NUL in a term is refused by name", async () => {
-  const long = await shop.json("GET", `/products?search=${"ab".repeat(100)}`);
+  const long = await shop.read(`/products?search=${"ab".repeat(100)}`);
   expect(long.status).toBe(200);
   expect(long.body.pagination.total).toBe(0);
-  const nul = await shop.json("GET", `/products?search=${encodeURIComponent("ab\u0000cd")}`);
+  const nul = await shop.read(`/products?search=${encodeURIComponent("ab\u0000cd")}`);
   expect(nul.status).toBe(400);
   expect(nul.body).toMatchObject({ code: "VALIDATION_ERROR", details: { fields: [{ field: "search" }] } });
 });
