@@ -7,7 +7,7 @@ import { orderKind } from "./order-actor.ts";
 import { SlidingWindowLimiter } from "./rate-limit.ts";
 import { CatalogService } from "./service.ts";
 
-export const catalogCapability: CapabilityFactory = ({ config, database, actors, health }) => {
+export const catalogCapability: CapabilityFactory = ({ config, database, actors, health, log }) => {
   const settings = config.catalog;
   actors.register(orderKind);
   const catalog = new CatalogService(database.db, actors, settings.public_reads);
@@ -20,7 +20,15 @@ export const catalogCapability: CapabilityFactory = ({ config, database, actors,
     limiter,
     limits: { authenticated: settings.rate_limit_authenticated, anonymous: settings.rate_limit_anonymous },
     publicReads: settings.public_reads,
+    corsOrigins: settings.cors_origins,
   });
-  return { name: "catalog", http, errors: catalogErrors };
+  return {
+    name: "catalog",
+    http,
+    errors: catalogErrors,
+    // In the background, a chunk at a time: lists wait for it, every other route is served meanwhile.
+    start: () => void catalog.productsIndexed().catch((error) => log.warn("catalog product index not built", { error })),
+    stop: () => catalog.close(),
+  };
 };
 catalogCapability.mcpServers = [];

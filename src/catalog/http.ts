@@ -34,6 +34,8 @@ import {
   StatusChange,
   Tokens,
 } from "./model.ts";
+import { jsonReply } from "./conditional.ts";
+import { CorsPolicy } from "./cors.ts";
 import { apiDocs } from "./openapi.ts";
 import type { SlidingWindowLimiter } from "./rate-limit.ts";
 import type { CatalogService } from "./service.ts";
@@ -45,6 +47,8 @@ export interface CatalogHttpOptions {
   limits: { authenticated: number; anonymous: number };
   /** Product reads open to anyone: the document then says so. */
   publicReads: boolean;
+  /** Origins whose browser pages may call (catalog.cors_origins). */
+  corsOrigins: readonly string[];
 }
 
 // Either scheme is accepted on each secured route.
@@ -80,8 +84,9 @@ function onCatalogPath(url: string): boolean {
   return url.startsWith("/v2", path) && (next === undefined || next === "/" || next === "?");
 }
 
-export const catalogHttp = ({ catalog, auth, limiter, limits, publicReads }: CatalogHttpOptions) => {
+export const catalogHttp = ({ catalog, auth, limiter, limits, publicReads, corsOrigins }: CatalogHttpOptions) => {
   const reads = publicReads ? { security: [] } : secured;
+  const cors = new CorsPolicy(corsOrigins);
   /** Who each admitted request is, by its context's `set` (the one object every stage of a request shares). */
   const principals = new WeakMap<object, Principal | undefined>();
   return (
@@ -90,6 +95,10 @@ export const catalogHttp = ({ catalog, auth, limiter, limits, publicReads }: Cat
       // one whose body turns out malformed or too large.
       .onRequest(async ({ request, server, set }) => {
         if (!onCatalogPath(request.url)) return;
+        const origin = request.headers.get("origin");
+        Object.assign(set.headers, cors.headers(origin));
+        // A preflight carries no credential and asks nothing of the API: it is answered here, and not counted.
+        if (request.method === "OPTIONS" && request.headers.has("access-control-request-method")) return cors.preflight(origin);
         let principal: Principal | undefined;
         let refusal: CatalogError | undefined;
         try {
@@ -108,6 +117,11 @@ export const catalogHttp = ({ catalog, auth, limiter, limits, publicReads }: Cat
         principals.set(set, principal);
       })
       .derive({ as: "scoped" }, ({ set }) => ({ principal: principals.get(set) }))
+      // Every read is JSON with an ETag; a client whose copy is current gets 304 and no body.
+      .onAfterHandle({ as: "scoped" }, ({ request, response }) => {
+        if (request.method === "GET" && response !== null && typeof response === "object" && !(response instanceof Response))
+          return jsonReply(response, request.headers.get("if-none-match"));
+      })
       .use(apiDocs())
 
       // --- auth ---

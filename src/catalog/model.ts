@@ -73,7 +73,7 @@ export const ProductInput = Strict({
   description: t.Optional(productFields.description),
   price: productFields.price,
   sku: productFields.sku,
-  category: productFields.category,
+  category: t.Optional(productFields.category),
   stock: t.Optional(productFields.stock),
   images: t.Optional(productFields.images),
   tags: t.Optional(productFields.tags),
@@ -84,18 +84,28 @@ export type ProductPatch = Static<typeof ProductPatch>;
 export const Product = t.Object({
   id: t.String({ description: "uuid" }),
   ...productFields,
+  category: t.Union([Category, t.Null()], { description: "null for a product with no category" }),
   stock: Int({ minimum: 0 }),
   images: t.Array(t.String({ description: "URI" })),
   createdAt: t.String({ description: "ISO 8601 date-time" }),
   updatedAt: t.String({ description: "ISO 8601 date-time" }),
 });
 export type Product = Static<typeof Product>;
+/** A list's order: by creation time, price or name (ignoring case), ascending, or descending with a leading `-`. */
+export const productSorts = ["-created", "created", "price", "-price", "name", "-name"] as const;
+export type ProductSort = (typeof productSorts)[number];
 export const ProductQuery = Strict({
   ...Paging,
   category: t.Optional(Category),
   search: t.Optional(t.String({ minLength: 1, maxLength: 200, description: "Case-insensitive, in name and description" })),
   minPrice: t.Optional(Price),
   maxPrice: t.Optional(Price),
+  sort: t.Optional(
+    t.Union(
+      productSorts.map((sort) => t.Literal(sort)),
+      { default: "-created", description: "created, price or name (ignoring case), ascending; a leading - for descending. Newest first by default" },
+    ),
+  ),
 });
 export type ProductQuery = Static<typeof ProductQuery>;
 

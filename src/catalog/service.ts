@@ -28,6 +28,7 @@ import type {
 } from "./model.ts";
 import { orderKind, OutOfStock } from "./order-actor.ts";
 import { ChangeCache } from "./change-cache.ts";
+import { ProductIndex } from "./product-index.ts";
 import * as repo from "./repo.ts";
 import { customerView, orderView, productView, toCents } from "./views.ts";
 
@@ -66,16 +67,29 @@ export class CatalogService {
   readonly #productPages = new ChangeCache<PageOf<Product>>(keptProductPages);
   // A lookup by id is the hottest read; kept views spare the row's decoding and shaping, not the change check.
   readonly #products = new ChangeCache<Product>(keptProducts);
+  readonly #index: ProductIndex;
 
   constructor(
     readonly db: Db,
     readonly actors: ActorSystem,
     /** Whether anyone may read products (catalog.public_reads); otherwise a customer or an admin. */
     readonly publicReads = false,
-  ) {}
+  ) {
+    this.#index = new ProductIndex(db);
+  }
+
+  /** Stops work in progress before the database closes. */
+  close() {
+    this.#index.close();
+  }
 
   // --- products ---
-  listProducts(principal: Principal | undefined, query: ProductQuery): PageOf<Product> {
+  /** Builds the product index ahead of the first list, and answers once it is level with the database. */
+  async productsIndexed(): Promise<void> {
+    for (let building = this.#index.ready(); building; building = this.#index.ready()) await building;
+  }
+
+  async listProducts(principal: Principal | undefined, query: ProductQuery): Promise<PageOf<Product>> {
     this.#requireReader(principal);
     const filter = {
       category: query.category,
@@ -85,10 +99,17 @@ export class CatalogService {
     };
     if (filter.minPriceCents !== undefined && filter.maxPriceCents !== undefined && filter.minPriceCents > filter.maxPriceCents)
       throw invalid([{ field: "minPrice", message: "must not exceed maxPrice" }]);
-    // SQLite reads a LIKE pattern only up to a NUL and the full-text query parser refuses one; no term needs it.
+    // The index keeps a product's name and description apart with a NUL; no term needs one.
     if (query.search?.includes("\0")) throw invalid([{ field: "search", message: "must not contain NUL characters" }]);
-    const key = JSON.stringify([filter, query.page, query.limit]);
-    return this.#productPages.get(repo.changeMark(this.db), key, () => paged(repo.listProducts(this.db, filter, windowOf(query)), query, productView));
+    const sort = query.sort ?? "-created";
+    await this.productsIndexed();
+    // From here to the answer nothing else runs, so the index, the kept pages and the rows agree.
+    const key = JSON.stringify([filter, sort, query.page, query.limit]);
+    return this.#productPages.get(repo.changeMark(this.db), key, () => {
+      const { ids, total } = this.#index.page(filter, sort, windowOf(query));
+      const rows = new Map(ids.length ? repo.findProducts(this.db, ids).map((row) => [row.id, row]) : []);
+      return paged({ rows: ids.map((id) => rows.get(id)!), total }, query, productView);
+    });
   }
 
   getProduct(principal: Principal | undefined, id: string): Product {
@@ -109,7 +130,7 @@ export class CatalogService {
       description: input.description ?? "",
       priceCents: toCents(input.price, "price"),
       sku: input.sku,
-      category: input.category,
+      category: input.category ?? null,
       stock: input.stock ?? 0,
       images: input.images ?? [],
       tags: input.tags ?? [],

@@ -5,6 +5,7 @@ import m1 from "./migrations/0001_catalog.sql" with { type: "text" };
 import m2 from "./migrations/0002_a2a.sql" with { type: "text" };
 import m3 from "./migrations/0003_vault.sql" with { type: "text" };
 import m4 from "./migrations/0004_catalog_search.sql" with { type: "text" };
+import m5 from "./migrations/0005_catalog_contract.sql" with { type: "text" };
 
 export { journal };
 export const migrationSql: Record<string, string> = {
@@ -13,4 +14,5 @@ export const migrationSql: Record<string, string> = {
   "0002_a2a": m2,
   "0003_vault": m3,
   "0004_catalog_search": m4,
+  "0005_catalog_contract": m5,
 };

@@ -53,8 +53,50 @@ test("each field rule is enforced, naming the field, and nothing is created", as
   }
   const missing = await create({ name: "No price" });
   expect(missing.status).toBe(400);
-  expect(missing.body.details.fields.map((f: { field: string }) => f.field)).toEqual(expect.arrayContaining(["price", "sku", "category"]));
+  expect(missing.body.details.fields.map((f: { field: string }) => f.field).sort()).toEqual(["price", "sku"]);
   expect((await shop.read("/products?limit=1")).body.pagination.total).toBe(before);
+});
+
+test("category is optional: a product without one has category null and no category filter finds it", async () => {
+  const { category: _, ...uncategorised } = productInput({ name: "Gift Card Qx" });
+  const created = await create(uncategorised);
+  expect(created.status).toBe(201);
+  expect(created.body.category).toBeNull();
+  expect((await shop.read(`/products/${created.body.id}`)).body).toEqual(created.body);
+  expect((await shop.read("/products?search=gift card qx")).body.data.map((p: { id: string }) => p.id)).toEqual([created.body.id]);
+  for (const category of ["electronics", "clothing", "books", "home", "sports"])
+    expect((await shop.read(`/products?search=gift card qx&category=${category}`)).body.pagination.total).toBe(0);
+  const placed = await shop.json("PATCH", `/products/${created.body.id}`, { body: { category: "books" }, token: shop.admin.token });
+  expect(placed.body.category).toBe("books");
+  expect((await shop.read("/products?search=gift card qx&category=books")).body.pagination.total).toBe(1);
+});
+
+test("reads carry an ETag; If-None-Match with it is 304 with no body until the product changes", async () => {
+  const { body: product } = await create(productInput({ name: "Etag Lamp" }));
+  const auth = { token: shop.admin.token };
+  for (const path of [`/products/${product.id}`, "/products?search=etag lamp", `/customers/${(await shop.customer()).id}`, "/orders"]) {
+    const first = await shop.call("GET", path, auth);
+    expect(first.status, path).toBe(200);
+    const etag = first.headers.get("etag")!;
+    expect(etag, path).toMatch(/^"[0-9a-z]+"$/);
+    const body = await first.text();
+    const again = await shop.call("GET", path, { ...auth, headers: { "if-none-match": etag } });
+    expect(again.status, path).toBe(304);
+    expect(again.headers.get("etag")).toBe(etag);
+    expect(again.headers.get("x-ratelimit-remaining")).not.toBeNull();
+    expect(await again.text()).toBe("");
+    // Weak comparison, lists and "*" match; another tag does not.
+    for (const header of [`W/${etag}`, `"other", ${etag}`, "*"]) expect((await shop.call("GET", path, { ...auth, headers: { "if-none-match": header } })).status, header).toBe(304);
+    const other = await shop.call("GET", path, { ...auth, headers: { "if-none-match": '"other"' } });
+    expect(other.status).toBe(200);
+    expect(await other.text()).toBe(body);
+  }
+  const tag = (await shop.call("GET", `/products/${product.id}`, auth)).headers.get("etag")!;
+  await shop.json("PATCH", `/products/${product.id}`, { body: { stock: 1 }, token: shop.admin.token });
+  const changed = await shop.call("GET", `/products/${product.id}`, { ...auth, headers: { "if-none-match": tag } });
+  expect(changed.status).toBe(200);
+  expect(changed.headers.get("etag")).not.toBe(tag);
+  expect(((await changed.json()) as { stock: number }).stock).toBe(1);
 });
 
 test("malformed JSON is a catalog-format 400", async () => {
@@ -108,6 +150,32 @@ test("the list filters by category, price and a case-insensitive search in name 
   expect(new Set([...page1.body.data, ...page2.body.data].map((p: { id: string }) => p.id)).size).toBe(4);
 });
 
+test("sort: by creation time, price or name, either direction; ties go by id, so pages neither overlap nor skip", async () => {
+  const tag = `Srt${Date.now().toString(36)}`;
+  type Listed = { id: string; name: string; price: number; createdAt: string };
+  const made: Listed[] = [];
+  for (const [name, price] of [["b-lamp", 30], ["A-lamp", 10], ["c-lamp", 20], ["a-lamp", 10], ["B-lamp", 30]] as const)
+    made.push((await create(productInput({ name: `${tag} ${name}`, price }))).body);
+  const listed = async (sort: string) => {
+    const ids: string[] = [];
+    for (let page = 1; page <= 3; page++) ids.push(...(await shop.read(`/products?search=${tag}&sort=${sort}&limit=2&page=${page}`)).body.data.map((p: { id: string }) => p.id));
+    return ids;
+  };
+  const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  const orders: Record<string, (a: Listed, b: Listed) => number> = {
+    created: (a, b) => a.createdAt.localeCompare(b.createdAt) || byId(a, b),
+    price: (a, b) => a.price - b.price || byId(a, b),
+    name: (a, b) => (a.name.toLowerCase() < b.name.toLowerCase() ? -1 : a.name.toLowerCase() > b.name.toLowerCase() ? 1 : 0) || byId(a, b),
+  };
+  for (const [field, order] of Object.entries(orders)) {
+    const ascending = [...made].sort(order).map((p) => p.id);
+    expect(await listed(field), field).toEqual(ascending);
+    expect(await listed(`-${field}`), `-${field}`).toEqual([...ascending].reverse());
+  }
+  // Newest first when no sort is given.
+  expect((await shop.read(`/products?search=${tag}`)).body.data.map((p: { id: string }) => p.id)).toEqual(await listed("-created"));
+});
+
 test("SQL metacharacters in search are plain text", async () => {
   const { body: odd } = await create(productInput({ name: "100% cotton_tee 'quoted'; --" }));
   for (const term of ["100%", "n_t", "'quoted'; --", "%' OR 1=1 --", "\\"]) {
@@ -136,7 +204,8 @@ test("invalid list parameters are 400 naming the parameter; a far page is empty"
     ["limit=+3", "limit"],
     ["minPrice=1e1", "minPrice"],
     ["maxPrice=0x10", "maxPrice"],
-    ["sort=name", "sort"],
+    ["sort=stock", "sort"],
+    ["sort=name:desc", "sort"],
   ]) {
     const res = await shop.read(`/products?${query}`);
     expect(res.status, query).toBe(400);
