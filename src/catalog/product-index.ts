@@ -155,23 +155,32 @@ class Slots {
 
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-/** Each sort as an ascending order of slots; the `-` form is its exact reverse. Ties go by id, so pages never overlap. */
-function orderOf(slots: Slots, sort: ProductSort): (a: number, b: number) => number {
-  const { ids, prices, created, names } = slots;
-  const field = sort.replace(/^-/, "");
-  const ascending =
-    field === "price"
-      ? (a: number, b: number) => prices[a]! - prices[b]! || byText(ids[a]!, ids[b]!)
-      : field === "name"
-        ? (a: number, b: number) => byText(names[a]!, names[b]!) || byText(ids[a]!, ids[b]!)
-        : (a: number, b: number) => created[a]! - created[b]! || byText(ids[a]!, ids[b]!);
-  return sort.startsWith("-") ? (a, b) => ascending(b, a) : ascending;
+/** What a sort compares: a number (price, creation time) or a text (the lower-cased name), then the id. */
+interface Order {
+  numbers?: Float64Array;
+  texts?: string[];
+  ids: string[];
+  descending: boolean;
 }
 
-/** The first `k` of `count` slots in `order`, in that order: a bounded heap, so a first page costs one pass. */
-function firstInOrder(slots: Int32Array, count: number, k: number, order: (a: number, b: number) => number): Int32Array {
-  if (k * 8 >= count) return slots.subarray(0, count).sort(order).subarray(0, k);
-  // A heap whose root is the last, in `order`, of the k kept so far; a slot before it takes its place.
+function orderOf(slots: Slots, sort: ProductSort): Order {
+  const field = sort.replace(/^-/, "");
+  const key = field === "price" ? { numbers: slots.prices } : field === "name" ? { texts: slots.names } : { numbers: slots.created };
+  return { ...key, ids: slots.ids, descending: sort.startsWith("-") };
+}
+
+/**
+ * The first `k` of `count` slots in `order`, in that order. Each sort is ascending with ties broken by id, and
+ * its `-` form the exact reverse, so pages never overlap. A bounded heap keeps the k so far, its root the last of
+ * them: a first page costs one pass, and most slots are turned away by one comparison of numbers.
+ */
+function firstInOrder(slots: Int32Array, count: number, k: number, { numbers, texts, ids, descending }: Order): Int32Array {
+  const compare = (a: number, b: number) => {
+    const by = numbers ? numbers[a]! - numbers[b]! : byText(texts![a]!, texts![b]!);
+    const order = by || byText(ids[a]!, ids[b]!);
+    return descending ? -order : order;
+  };
+  if (k * 8 >= count) return slots.subarray(0, count).sort(compare).subarray(0, k);
   const heap = new Int32Array(k);
   let size = 0;
   const swap = (i: number, j: number) => {
@@ -179,24 +188,31 @@ function firstInOrder(slots: Int32Array, count: number, k: number, order: (a: nu
     heap[i] = heap[j]!;
     heap[j] = kept;
   };
+  // Slots come in the order products were indexed, mostly that of their creation: read newest first for a
+  // descending sort, so that the heap fills with what it keeps and turns the rest away at once.
   for (let i = 0; i < count; i++) {
-    const slot = slots[i]!;
+    const slot = slots[descending ? count - 1 - i : i]!;
     if (size < k) {
       heap[size] = slot;
-      for (let at = size++; at > 0 && order(heap[(at - 1) >> 1]!, heap[at]!) < 0; at = (at - 1) >> 1) swap(at, (at - 1) >> 1);
-    } else if (order(slot, heap[0]!) < 0) {
-      heap[0] = slot;
-      for (let at = 0; ; ) {
-        const left = at * 2 + 1;
-        if (left >= size) break;
-        const child = left + 1 < size && order(heap[left + 1]!, heap[left]!) > 0 ? left + 1 : left;
-        if (order(heap[child]!, heap[at]!) <= 0) break;
-        swap(at, child);
-        at = child;
-      }
+      for (let at = size++; at > 0 && compare(heap[(at - 1) >> 1]!, heap[at]!) < 0; at = (at - 1) >> 1) swap(at, (at - 1) >> 1);
+      continue;
+    }
+    if (numbers) {
+      const by = numbers[slot]! - numbers[heap[0]!]!;
+      if (descending ? by < 0 : by > 0) continue;
+    }
+    if (compare(slot, heap[0]!) >= 0) continue;
+    heap[0] = slot;
+    for (let at = 0; ; ) {
+      const left = at * 2 + 1;
+      if (left >= size) break;
+      const child = left + 1 < size && compare(heap[left + 1]!, heap[left]!) > 0 ? left + 1 : left;
+      if (compare(heap[child]!, heap[at]!) <= 0) break;
+      swap(at, child);
+      at = child;
     }
   }
-  return heap.sort(order);
+  return heap.sort(compare);
 }
 
 export class ProductIndex {
@@ -215,14 +231,14 @@ export class ProductIndex {
   constructor(readonly db: Db) {}
 
   /**
-   * Catches up with the database: undefined once level with it (usually at once, applying a few logged changes),
-   * else a promise of a build from the table, after which ask again. Nothing else may run between a level
-   * `ready()` and the `page()` that relies on it.
+   * Catches up with the database and returns the change mark (repo.changeMark) it is now level with, usually at
+   * once after applying a few logged changes; or, when it must be built first, a promise to wait for before asking
+   * again. Nothing else may run between a mark returned and the `page()` that relies on it.
    */
-  ready(): Promise<void> | undefined {
+  level(): string | Promise<void> {
     if (this.#stale) return this.#build();
     const mark = repo.changeMark(this.db);
-    if (mark === this.#mark) return;
+    if (mark === this.#mark) return mark;
     const changes = repo.productChangesAfter(this.db, this.#seq, catchUpLimit + 1);
     if (changes.length > catchUpLimit || (changes.length && changes[0]!.seq !== this.#seq + 1)) {
       this.#stale = true;
@@ -237,15 +253,15 @@ export class ProductIndex {
         else this.#slots.remove(id);
       }
       this.#seq = changes.at(-1)!.seq;
-      this.#prune();
     }
-    this.#mark = repo.changeMark(this.db);
     // Mostly removed slots: build a compact copy, answering from this one (still exact) meanwhile. Should that
     // fail, this copy stays in use and a later catch-up tries again.
     if (!this.#building && this.#slots.count - this.#slots.live > Math.max(10_000, this.#slots.live)) this.#build().catch(() => {});
+    // Forgetting old log rows is a write: the mark moves with it.
+    return (this.#mark = this.#prune() ? repo.changeMark(this.db) : mark);
   }
 
-  /** One page of the products that pass `filter`, in `sort` order, and how many pass in all. Call after `ready()`. */
+  /** One page of the products that pass `filter`, in `sort` order, and how many pass in all. Call when `level()`. */
   page(filter: ProductFilter, sort: ProductSort, { offset, limit }: Window): { ids: string[]; total: number } {
     const slots = this.#slots;
     const { alive, prices, texts } = slots;
@@ -318,10 +334,11 @@ export class ProductIndex {
     })());
   }
 
-  /** Forgets logged changes well behind the last one applied, now and then. */
-  #prune() {
-    if (this.#seq - this.#prunedTo < keptChanges * 2) return;
+  /** Forgets logged changes well behind the last one applied, now and then; whether it did. */
+  #prune(): boolean {
+    if (this.#seq - this.#prunedTo < keptChanges * 2) return false;
     this.#prunedTo = this.#seq - keptChanges;
     repo.forgetProductChanges(this.db, this.#prunedTo);
+    return true;
   }
 }

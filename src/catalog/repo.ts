@@ -32,8 +32,16 @@ export const insertProducts = (db: DbOrTx, rows: ProductRow[]) => void db.insert
 const productById = preparedOn((db) => db.select().from(products).where(eq(products.id, sql.placeholder("id"))).prepare());
 export const findProduct = (db: DbOrTx, id: string): ProductRow | undefined => productById(db).get({ id });
 
-export const findProducts = (db: DbOrTx, ids: string[]): ProductRow[] =>
-  db.select().from(products).where(inArray(products.id, ids)).all();
+// One statement, prepared once, for any number of ids (an IN list would be a new statement for each count).
+const productsByIds = preparedOn((db) =>
+  db
+    .select()
+    .from(products)
+    .where(sql`${products.id} IN (SELECT value FROM json_each(${sql.placeholder("ids")}))`)
+    .prepare(),
+);
+/** The products among `ids` that exist, in no particular order. */
+export const findProducts = (db: DbOrTx, ids: string[]): ProductRow[] => productsByIds(db).all({ ids: JSON.stringify(ids) });
 
 export const findProductBySku = (db: DbOrTx, sku: string): ProductRow | undefined =>
   db.select().from(products).where(eq(products.sku, sku)).get();

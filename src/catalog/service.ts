@@ -86,7 +86,7 @@ export class CatalogService {
   // --- products ---
   /** Builds the product index ahead of the first list, and answers once it is level with the database. */
   async productsIndexed(): Promise<void> {
-    for (let building = this.#index.ready(); building; building = this.#index.ready()) await building;
+    for (let level = this.#index.level(); typeof level !== "string"; level = this.#index.level()) await level;
   }
 
   async listProducts(principal: Principal | undefined, query: ProductQuery): Promise<PageOf<Product>> {
@@ -102,10 +102,14 @@ export class CatalogService {
     // The index keeps a product's name and description apart with a NUL; no term needs one.
     if (query.search?.includes("\0")) throw invalid([{ field: "search", message: "must not contain NUL characters" }]);
     const sort = query.sort ?? "-created";
-    await this.productsIndexed();
-    // From here to the answer nothing else runs, so the index, the kept pages and the rows agree.
+    let mark = this.#index.level();
+    while (typeof mark !== "string") {
+      await mark;
+      mark = this.#index.level();
+    }
+    // From the mark to the answer nothing else runs, so the index, the kept pages and the rows agree.
     const key = JSON.stringify([filter, sort, query.page, query.limit]);
-    return this.#productPages.get(repo.changeMark(this.db), key, () => {
+    return this.#productPages.get(mark, key, () => {
       const { ids, total } = this.#index.page(filter, sort, windowOf(query));
       const rows = new Map(ids.length ? repo.findProducts(this.db, ids).map((row) => [row.id, row]) : []);
       return paged({ rows: ids.map((id) => rows.get(id)!), total }, query, productView);
