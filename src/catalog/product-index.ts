@@ -29,6 +29,8 @@ export interface ProductFilter {
 const catchUpLimit = 2_000;
 /** Rows read and indexed per turn of the event loop while building: some 10 ms of work. */
 const buildChunk = 2_000;
+/** How many searches' outcomes are kept (some 12 KB each for 100,000 products). */
+const keptSearches = 256;
 /** Logged changes kept behind the newest that this index has applied, for other readers of the same database. */
 const keptChanges = 10_000;
 
@@ -227,6 +229,8 @@ export class ProductIndex {
   #closed = false;
   #prunedTo = 0;
   #matched = new Int32Array(0);
+  /** Recent searches' outcomes (#found), by category and term; emptied whenever a product changes. */
+  readonly #kept = new Map<string, Uint32Array>();
 
   constructor(readonly db: Db) {}
 
@@ -253,6 +257,7 @@ export class ProductIndex {
         else this.#slots.remove(id);
       }
       this.#seq = changes.at(-1)!.seq;
+      this.#kept.clear();
     }
     // Mostly removed slots: build a compact copy, answering from this one (still exact) meanwhile. Should that
     // fail, this copy stays in use and a later catch-up tries again.
@@ -264,45 +269,71 @@ export class ProductIndex {
   /** One page of the products that pass `filter`, in `sort` order, and how many pass in all. Call when `level()`. */
   page(filter: ProductFilter, sort: ProductSort, { offset, limit }: Window): { ids: string[]; total: number } {
     const slots = this.#slots;
-    const { alive, prices, texts } = slots;
-    const term = filter.search?.toLowerCase() ?? "";
-    const inCategory = filter.category === undefined ? undefined : slots.byCategory[categoryCode.get(filter.category)!]!;
+    const found = this.#found(filter.search?.toLowerCase() ?? "", filter.category);
+    const { prices } = slots;
     const min = filter.minPriceCents ?? -Infinity;
     const max = filter.maxPriceCents ?? Infinity;
-    // A term of exactly one trigram packed without loss is answered by its posting alone.
-    const exact = term.length === 3 && trigramKey(term.charCodeAt(0), term.charCodeAt(1), term.charCodeAt(2)) >= 0;
-    const postings = term.length >= 3 ? slots.postingsOf(term) : [];
-    if (!postings) return { ids: [], total: 0 };
     if (this.#matched.length < slots.count) this.#matched = new Int32Array(slots.count * 2);
     const matched = this.#matched;
     let total = 0;
+    for (let word = 0; word < found.length; word++) {
+      for (let bits = found[word]!; bits; bits &= bits - 1) {
+        const slot = (word << 5) | (31 - Math.clz32(bits & -bits));
+        if (prices[slot]! >= min && prices[slot]! <= max) matched[total++] = slot;
+      }
+    }
+    if (offset >= total) return { ids: [], total };
+    const first = firstInOrder(matched, total, Math.min(total, offset + limit), orderOf(slots, sort));
+    return { ids: Array.from(first.subarray(offset), (slot) => slots.ids[slot]!), total };
+  }
+
+  /**
+   * The live slots in `category` (any when undefined) whose text holds `term`, as a bitmap. Substring tests are
+   * the cost of a search: their outcome for a term and category is kept, for other pages, sorts and prices, until
+   * a product changes.
+   */
+  #found(term: string, category: Category | undefined): Uint32Array {
+    const slots = this.#slots;
+    const { alive, texts } = slots;
+    const inCategory = category === undefined ? undefined : slots.byCategory[categoryCode.get(category)!]!;
+    // A term of exactly one trigram packed without loss is answered by its posting alone.
+    const exact = term.length === 3 && trigramKey(term.charCodeAt(0), term.charCodeAt(1), term.charCodeAt(2)) >= 0;
+    const key = term && !exact ? `${category ?? ""}\0${term}` : undefined;
+    const kept = key === undefined ? undefined : this.#kept.get(key);
+    if (kept) return kept;
+    const words = (slots.count + 31) >>> 5;
+    const found = new Uint32Array(words);
+    const postings = term.length >= 3 ? slots.postingsOf(term) : [];
+    if (!postings) return found;
     const rarest = postings[0];
     if (rarest?.list) {
       // Few candidates: each is checked against the rest.
       const others = postings.flatMap((posting) => (posting.bits ? [posting.bits] : []));
       next: for (let i = 0; i < rarest.size; i++) {
         const slot = rarest.list[i]!;
-        if (!has(alive, slot) || (inCategory && !has(inCategory, slot)) || prices[slot]! < min || prices[slot]! > max) continue;
+        if (!has(alive, slot) || (inCategory && !has(inCategory, slot))) continue;
         for (const bits of others) if (!has(bits, slot)) continue next;
-        if (exact || texts[slot]!.includes(term)) matched[total++] = slot;
+        if (exact || texts[slot]!.includes(term)) found[slot >>> 5]! |= 1 << (slot & 31);
       }
     } else {
-      // Many: whole words of 32 slots are narrowed at once, by every bitmap that applies, before any is looked at.
+      // Many: whole words of 32 slots are narrowed at once, by every bitmap that applies, before any is tested.
       const bitmaps = postings.flatMap((posting) => (posting.bits ? [posting.bits] : []));
       if (inCategory) bitmaps.push(inCategory);
-      const words = (slots.count + 31) >>> 5;
       for (let word = 0; word < words; word++) {
         let bits = alive[word]!;
         for (let b = 0; b < bitmaps.length && bits; b++) bits &= bitmaps[b]![word] ?? 0;
-        for (; bits; bits &= bits - 1) {
-          const slot = (word << 5) | (31 - Math.clz32(bits & -bits));
-          if (prices[slot]! >= min && prices[slot]! <= max && (exact || !term || texts[slot]!.includes(term))) matched[total++] = slot;
+        if (term && !exact) for (let rest = bits; rest; rest &= rest - 1) {
+          const bit = rest & -rest;
+          if (!texts[(word << 5) | (31 - Math.clz32(bit))]!.includes(term)) bits &= ~bit;
         }
+        found[word] = bits;
       }
     }
-    if (offset >= total) return { ids: [], total };
-    const first = firstInOrder(matched, total, Math.min(total, offset + limit), orderOf(slots, sort));
-    return { ids: Array.from(first.subarray(offset), (slot) => slots.ids[slot]!), total };
+    if (key !== undefined) {
+      if (this.#kept.size >= keptSearches) this.#kept.delete(this.#kept.keys().next().value!);
+      this.#kept.set(key, found);
+    }
+    return found;
   }
 
   /** Stops a build in progress at its next chunk (the database is about to close). */
@@ -325,6 +356,7 @@ export class ProductIndex {
           if (this.#closed) throw new Error("the catalog is shutting down");
         }
         this.#slots = fresh;
+        this.#kept.clear();
         this.#seq = from;
         this.#mark = undefined;
         this.#stale = false;

@@ -111,8 +111,10 @@ export class CatalogService {
     const key = JSON.stringify([filter, sort, query.page, query.limit]);
     return this.#productPages.get(mark, key, () => {
       const { ids, total } = this.#index.page(filter, sort, windowOf(query));
-      const rows = new Map(ids.length ? repo.findProducts(this.db, ids).map((row) => [row.id, row]) : []);
-      return paged({ rows: ids.map((id) => rows.get(id)!), total }, query, productView);
+      // Products kept from earlier reads are used as they are; the rest are read in one statement, and kept.
+      const missing = ids.filter((id) => this.#products.peek(mark, id) === undefined);
+      const rows = new Map(missing.length ? repo.findProducts(this.db, missing).map((row) => [row.id, row]) : []);
+      return paged({ rows: ids, total }, query, (id) => this.#products.get(mark, id, () => productView(rows.get(id)!)));
     });
   }
 
