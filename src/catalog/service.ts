@@ -112,9 +112,11 @@ export class CatalogService {
     return this.#productPages.get(mark, key, () => {
       const { ids, total } = this.#index.page(filter, sort, windowOf(query));
       // Products kept from earlier reads are used as they are; the rest are read in one statement, and kept.
-      const missing = ids.filter((id) => this.#products.peek(mark, id) === undefined);
+      const kept = ids.map((id) => this.#products.peek(mark, id));
+      const missing = ids.filter((_, i) => !kept[i]);
       const rows = new Map(missing.length ? repo.findProducts(this.db, missing).map((row) => [row.id, row]) : []);
-      return paged({ rows: ids, total }, query, (id) => this.#products.get(mark, id, () => productView(rows.get(id)!)));
+      const data = ids.map((id, i) => kept[i] ?? this.#products.get(mark, id, () => productView(rows.get(id)!)));
+      return paged({ rows: data, total }, query, (product) => product);
     });
   }
 

@@ -2,6 +2,8 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { ChangeCache } from "../../src/catalog/change-cache.ts";
+import { seedProducts } from "../../src/catalog/seed.ts";
+import { CatalogService } from "../../src/catalog/service.ts";
 import { address, openShop, productInput, type Shop } from "./support.ts";
 
 test("a kept page is served until the mark moves, then everything is computed again", () => {
@@ -107,4 +109,23 @@ test("a product read by id reflects this server's own writes, stock taken by ord
   expect((await read()).body.stock).toBe(2);
   expect((await shop.call("DELETE", `/products/${mug.id}`, { token: shop.admin.token })).status).toBe(204);
   expect((await read()).status).toBe(404);
+});
+
+test("a page is whole when the products it lists push others out of the full product cache", async () => {
+  // A service of its own over the shop's database, whose product cache (10,000) is filled by reads by id.
+  const catalog = new CatalogService(shop.runtime.database.db, shop.runtime.actors);
+  const admin = { id: "test", role: "admin" as const };
+  seedProducts(shop.runtime.database.db, 10_100);
+  await catalog.productsIndexed();
+  const all = shop.runtime.database.sqlite
+    .query<{ id: string }, []>("SELECT id FROM catalog_products ORDER BY created_at DESC, id DESC")
+    .all()
+    .map((r) => r.id);
+  const firstPage = all.slice(0, 100);
+  // The second half of the first page is kept first, so it is what the cache lets go of first; then others fill it.
+  for (const id of [...firstPage.slice(50), ...all.slice(100, 10_050)]) catalog.getProduct(admin, id);
+  // Keeping the first half as the page is made pushes out the second half before it is taken.
+  const page = await catalog.listProducts(admin, { page: 1, limit: 100 });
+  expect(page.data.map((p) => p.id)).toEqual(firstPage);
+  expect(page.data.every((p) => typeof p.name === "string")).toBe(true);
 });
