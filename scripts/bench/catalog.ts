@@ -60,13 +60,14 @@ async function start(command: string[], env: Record<string, string> = {}): Promi
 
 interface Tally {
   latencies: number[];
-  errors: number;
+  /** Answers other than 200, by status. */
+  errors: Map<number, number>;
   elapsed: number;
 }
 
 /** Keeps `concurrency` requests in flight for `span` seconds; every answer but a 200 counts as an error. */
 async function drive(next: () => string, span: number, headers: Record<string, string>): Promise<Tally> {
-  const tally: Tally = { latencies: [], errors: 0, elapsed: 0 };
+  const tally: Tally = { latencies: [], errors: new Map(), elapsed: 0 };
   const until = performance.now() + span * 1000;
   const worker = async () => {
     while (performance.now() < until) {
@@ -74,7 +75,7 @@ async function drive(next: () => string, span: number, headers: Record<string, s
       const res = await fetch(next(), { headers });
       await res.arrayBuffer();
       tally.latencies.push(performance.now() - started);
-      if (res.status !== 200) tally.errors++;
+      if (res.status !== 200) tally.errors.set(res.status, (tally.errors.get(res.status) ?? 0) + 1);
     }
   };
   const began = performance.now();
@@ -87,7 +88,10 @@ const perSecond = (t: Tally) => t.latencies.length / t.elapsed;
 const p = (t: Tally, q: number) => percentile(t.latencies, q);
 const pooled = (tallies: Tally[]): Tally => ({
   latencies: tallies.flatMap((t) => t.latencies),
-  errors: tallies.reduce((n, t) => n + t.errors, 0),
+  errors: tallies.reduce((all, t) => {
+    for (const [status, n] of t.errors) all.set(status, (all.get(status) ?? 0) + n);
+    return all;
+  }, new Map<number, number>()),
   elapsed: tallies.reduce((n, t) => n + t.elapsed, 0),
 });
 
@@ -171,7 +175,7 @@ try {
         spread(byTurn[n]!.map((t, r) => (perSecond(t) / perSecond(bareTurns[r]!)) * 100), 0, "%"),
         spread(byTurn[n]!.map((t) => p(t, 99)), 1),
         goal,
-        String(all.errors),
+        [...all.errors].map(([status, n]) => `${n} (${status})`).join(", ") || "0",
       ];
     }),
   ]);
