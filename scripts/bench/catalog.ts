@@ -123,8 +123,9 @@ try {
   const filteredUrl = () => `${platform}/v2/products?category=${pick(categories)}&search=${pick(terms)}&page=${1 + (i % 3)}`;
 
   // Searches no request has made before: every 3- to 5-letter piece of the terms, in each category, pages 1-3,
-  // each with a price floor of its own. The server keeps list pages until the database changes, so these show the
-  // cost of computing a page and its exact total.
+  // each with a price floor of its own. No page of these was ever computed, so each is computed with its exact
+  // total; a piece comes back in other pages and price floors, where the outcome of its substring tests in that
+  // category, kept by the server, is used again (the row below it has none to use).
   const pieces = [...new Set(terms.flatMap((term) => [3, 4, 5].flatMap((n) => Array.from({ length: Math.max(0, term.length - n + 1) }, (_, at) => term.slice(at, at + n)))))];
   let nextFresh = 0;
   const freshUrl = () => {
@@ -136,7 +137,19 @@ try {
   // Every product once: none of these lookups can be answered from kept views.
   const reader = new Database(join(dataDir, "platform.db"), { readonly: true });
   const everyId = reader.query<{ id: string }, []>("SELECT id FROM catalog_products ORDER BY random()").all().map((r) => r.id);
+  // Terms no other request uses: 4- to 8-character pieces of the products' own text, each searched once in each
+  // category. The server keeps a search's outcome per term and category, so none of these finds anything kept.
+  const texts = reader.query<{ text: string }, []>("SELECT lower(name || ' ' || description) AS text FROM catalog_products ORDER BY random() LIMIT 4000").all();
   reader.close();
+  const newTerms = [...new Set(texts.flatMap(({ text }) => [4, 5, 6, 7, 8].flatMap((n) => Array.from({ length: Math.max(0, text.length - n + 1) }, (_, at) => text.slice(at, at + n)))))]
+    .filter((term) => term.trim() === term && !pieces.includes(term))
+    .flatMap((term) => categories.map((category) => `${platform}/v2/products?category=${category}&search=${encodeURIComponent(term)}`))
+    .map((_, n, all) => all[(n * 7919) % all.length]!); // 7919 is prime: a fixed shuffle that keeps every url once
+  let nextTerm = 0;
+  const newTermUrl = () => {
+    if (nextTerm === newTerms.length) throw new Error(`only ${newTerms.length} new terms; lower --seconds or --concurrency`);
+    return newTerms[nextTerm++]!;
+  };
   let nextId = 0;
   const freshIdUrl = () => {
     if (nextId === everyId.length) throw new Error(`only ${everyId.length} products to read once each; lower --seconds or --concurrency`);
@@ -149,6 +162,7 @@ try {
     { name: "  same, each product new (read, not kept)", goal: "(the cost behind)", next: freshIdUrl },
     { name: "GET /v2/products?category&search&page", goal: ">= 25%", next: filteredUrl },
     { name: "  same, each search new (computed, not kept)", goal: "p99 < 25 ms", next: freshUrl },
+    { name: "  same, each term new to its category", goal: "(the cost behind)", next: newTermUrl },
   ];
   // Warm both servers (JIT, page cache, kept pages and products) before measuring; the fresh rows are not warmed,
   // or their first URLs would no longer be new.
@@ -180,6 +194,7 @@ try {
     }),
   ]);
   console.log(`\n${nextFresh} distinct searches computed; the filtered list repeats ${categories.length * terms.length * 3} searches, kept after their first computation.`);
+  console.log(`${nextTerm} terms searched once each, none of them used by another request, in one category each.`);
   console.log(`${nextId} distinct products read once each; get-by-id cycles through ${ids.length} products, kept after their first read.`);
 
   // 200 concurrent orders on 10 products with 5 each: at most 50 can succeed.
