@@ -51,9 +51,11 @@ export interface CatalogHttpOptions {
   corsOrigins: readonly string[];
 }
 
-// Either scheme is accepted on each secured route.
+// Either scheme is accepted on each secured route; on the others a credential may be sent (it is checked and
+// counted) but none is needed.
 const security: Record<string, string[]>[] = [{ bearerAuth: [] }, { apiKey: [] }];
 const secured = { security };
+const open = { security: [{}, ...security] };
 const errors = (...codes: number[]) => Object.fromEntries(codes.map((code) => [code, ErrorBody]));
 
 const plainDecimal = { integer: /^\d+$/, number: /^\d+(\.\d+)?$/ };
@@ -85,7 +87,7 @@ function onCatalogPath(url: string): boolean {
 }
 
 export const catalogHttp = ({ catalog, auth, limiter, limits, publicReads, corsOrigins }: CatalogHttpOptions) => {
-  const reads = publicReads ? { security: [] } : secured;
+  const reads = publicReads ? open : secured;
   const cors = new CorsPolicy(corsOrigins);
   /** Who each admitted request is, by its context's `set` (the one object every stage of a request shares). */
   const principals = new WeakMap<object, Principal | undefined>();
@@ -128,12 +130,12 @@ export const catalogHttp = ({ catalog, auth, limiter, limits, publicReads, corsO
       .post("/auth/login", ({ body }) => auth.login(body.email, body.password), {
         body: Login,
         response: { 200: Tokens, ...errors(400, 401, 429) },
-        detail: { tags: ["auth"], summary: "Sign in with email and password" },
+        detail: { tags: ["auth"], summary: "Sign in with email and password", ...open },
       })
       .post("/auth/refresh", ({ body }) => auth.refresh(body.refreshToken), {
         body: RefreshInput,
         response: { 200: Tokens, ...errors(400, 401, 429) },
-        detail: { tags: ["auth"], summary: "Trade a refresh token for a new token pair (the old one stops working)" },
+        detail: { tags: ["auth"], summary: "Trade a refresh token for a new token pair (the old one stops working)", ...open },
       })
       .post(
         "/auth/logout",
@@ -141,7 +143,7 @@ export const catalogHttp = ({ catalog, auth, limiter, limits, publicReads, corsO
           auth.logout(body.refreshToken);
           set.status = 204;
         },
-        { body: RefreshInput, response: { 204: t.Void(), ...errors(400, 401, 429) }, detail: { tags: ["auth"], summary: "Revoke a login" } },
+        { body: RefreshInput, response: { 204: t.Void(), ...errors(400, 401, 429) }, detail: { tags: ["auth"], summary: "Revoke a login", ...open } },
       )
       .post("/api-keys", ({ principal, body }) => status(201, auth.createApiKey(principal, body)), {
         body: ApiKeyInput,
@@ -196,7 +198,7 @@ export const catalogHttp = ({ catalog, auth, limiter, limits, publicReads, corsO
       .post("/customers", async ({ principal, body }) => status(201, await catalog.createCustomer(principal, body)), {
         body: CustomerInput,
         response: { 201: Customer, ...errors(400, 401, 403, 409, 429) },
-        detail: { tags: ["customers"], summary: "Sign up (an admin may also set the role)" },
+        detail: { tags: ["customers"], summary: "Sign up (an admin may also set the role)", ...open },
       })
       .get("/customers", ({ principal, query }) => catalog.listCustomers(principal, query), {
         ...listQuery(CustomerQuery),

@@ -96,8 +96,8 @@ test("catalog.public_reads opens product reads to anyone, and the document says 
     expect((await storefront.json("GET", "/products")).body.pagination.total).toBe(1);
     expect((await storefront.json("POST", "/products", { body: productInput() })).status).toBe(401);
     const { body: spec } = await storefront.json("GET", "/openapi.json");
-    expect(spec.paths["/v2/products"].get.security).toEqual([]);
-    expect(spec.paths["/v2/products/{productId}"].get.security).toEqual([]);
+    expect(spec.paths["/v2/products"].get.security).toEqual([{}, { bearerAuth: [] }, { apiKey: [] }]);
+    expect(spec.paths["/v2/products/{productId}"].get.security).toEqual([{}, { bearerAuth: [] }, { apiKey: [] }]);
     expect(spec.paths["/v2/products"].post.security).toEqual([{ bearerAuth: [] }, { apiKey: [] }]);
   } finally {
     await storefront.stop();
