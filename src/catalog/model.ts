@@ -79,7 +79,10 @@ export const ProductInput = Strict({
   tags: t.Optional(productFields.tags),
 });
 export type ProductInput = Static<typeof ProductInput>;
-export const ProductPatch = Strict(optional(productFields), { minProperties: 1 });
+export const ProductPatch = Strict(
+  { ...optional(productFields), category: t.Optional(t.Union([Category, t.Null()], { description: "null takes the product out of its category" })) },
+  { minProperties: 1 },
+);
 export type ProductPatch = Static<typeof ProductPatch>;
 export const Product = t.Object({
   id: t.String({ description: "uuid" }),

@@ -105,6 +105,42 @@ test("malformed JSON is a catalog-format 400", async () => {
   expect(res.body).toMatchObject({ code: "VALIDATION_ERROR", details: { fields: [{ field: "body" }] } });
 });
 
+test("a body is a JSON object sent as JSON: text, a form, an array or a bare value is refused as such", async () => {
+  const text = JSON.stringify(productInput());
+  for (const [body, type, message] of [
+    [text, "text/plain", "must be JSON, sent with Content-Type: application/json"],
+    ["name=Lamp&price=3", "application/x-www-form-urlencoded", "must be JSON, sent with Content-Type: application/json"],
+    ["[]", "application/json", "must be a JSON object"],
+    ['"lamp"', "application/json", "must be a JSON object"],
+    ["null", "application/json", "must be a JSON object"],
+  ] as const) {
+    const res = await shop.json("POST", "/products", { body, token: shop.admin.token, headers: { "content-type": type } });
+    expect(res.status, `${type} ${body}`).toBe(400);
+    expect(res.body.details.fields, `${type} ${body}`).toEqual([{ field: "body", message }]);
+  }
+  // Parameters such as a charset do not matter.
+  for (const type of ["application/json; charset=utf-8", "application/json;charset=UTF-8"])
+    expect((await shop.json("POST", "/products", { body: JSON.stringify(productInput()), token: shop.admin.token, headers: { "content-type": type } })).status, type).toBe(201);
+});
+
+test("a method a path does not answer is 405 with Allow, not 404", async () => {
+  const { body: product } = await create(productInput());
+  const put = await shop.json("PUT", `/products/${product.id}`, { body: {}, token: shop.admin.token });
+  expect(put.status).toBe(405);
+  expect(put.body.code).toBe("METHOD_NOT_ALLOWED");
+  expect(put.headers.get("allow")!.split(", ").sort()).toEqual(["DELETE", "GET", "HEAD", "PATCH"]);
+  expect((await shop.json("DELETE", "/orders", { token: shop.admin.token })).headers.get("allow")!.split(", ").sort()).toEqual(["GET", "HEAD", "POST"]);
+  expect((await shop.json("GET", "/products/not/a/route", { token: shop.admin.token })).status).toBe(404);
+});
+
+test("a category can be taken away again with null", async () => {
+  const { body: product } = await create(productInput({ category: "books" }));
+  const cleared = await shop.json("PATCH", `/products/${product.id}`, { body: { category: null }, token: shop.admin.token });
+  expect(cleared.status).toBe(200);
+  expect(cleared.body.category).toBeNull();
+  expect((await shop.read(`/products?category=books&search=${encodeURIComponent(product.name)}`)).body.data.map((p: { id: string }) => p.id)).not.toContain(product.id);
+});
+
 test("a duplicate SKU is a conflict", async () => {
   const first = await create(productInput({ sku: "DUP-1" }));
   expect(first.status).toBe(201);
@@ -204,6 +240,9 @@ test("invalid list parameters are 400 naming the parameter; a far page is empty"
     ["limit=+3", "limit"],
     ["minPrice=1e1", "minPrice"],
     ["maxPrice=0x10", "maxPrice"],
+    // A parameter given twice is not read as one of its values.
+    ["page=1&page=2", "page"],
+    ["search=lamp&search=desk", "search"],
     ["sort=stock", "sort"],
     ["sort=name:desc", "sort"],
   ]) {
