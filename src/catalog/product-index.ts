@@ -5,8 +5,9 @@
  *
  * Search is a case-insensitive substring match in name or description. Each product's text is lower-cased once;
  * a trigram index (each run of 3 UTF-16 code units -> the products whose text holds it) narrows a term of 3 or
- * more code units to the products holding the term's rarest trigram, and each of those is confirmed with a
- * substring test. A shorter term has no trigram and is tested against every product.
+ * more code units to the products holding all of its trigrams, and each of those is confirmed with a substring
+ * test. A shorter term has no trigram and is tested against every product. The outcome of the tests is kept per
+ * term and category until a product changes, for the other pages, sorts and price bounds of the same search.
  *
  * Catching up: triggers log every change of a product, by any writer (catalog_product_changes). Before each
  * answer the index applies the changes logged since the last one it saw; when too many came, or the log no
