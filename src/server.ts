@@ -50,24 +50,10 @@ export function buildApp(runtime: RunningRuntime) {
     Object.entries(mcpTransport.sessionCounts()).map(([server, value]) => ({ labels: { server }, value })),
   );
   const app = new Elysia()
-    .onRequest(async ({ request, set }) => {
+    .onRequest(({ request, set }) => {
       started.set(request, performance.now());
       const given = request.headers.get("x-request-id");
       set.headers["x-request-id"] = given && requestIdPattern.test(given) ? given : randomUUID();
-      const length = request.headers.get("content-length");
-      if (Number(length) > bodyLimit) return fail(new PayloadTooLarge(), request, set);
-      // A body of undeclared length is counted as it comes, and a JSON body nested past the limit is refused, on
-      // every surface, before anything parses or walks it. Both read a clone: the request itself stays the one
-      // the socket delivered, which is how the client's address and its verified identity are known.
-      const json = jsonish(request.headers.get("content-type"));
-      if (request.body && (length === null || json)) {
-        try {
-          const bytes = await readLimited(request.clone() as Request, bodyLimit);
-          if (json) checkJsonDepth(utf8.decode(bytes), maxJsonDepth);
-        } catch (error) {
-          return fail(error, request, set);
-        }
-      }
     })
     // Registered before every capability so that it covers their routes; Elysia runs it first, so it also
     // hands each failure to the capability that owns the path rather than answering over it.
@@ -108,6 +94,24 @@ export function buildApp(runtime: RunningRuntime) {
     .use(mcpTransport.plugin);
 
   for (const capability of capabilities) if (capability.http) app.use(capability.http);
+  // After the capabilities' own request hooks, so that a refused body carries what a capability adds to every
+  // answer on its paths (the catalog's rate-limit headers), whether its length was declared or not.
+  app.onRequest(async ({ request, set }) => {
+    const length = request.headers.get("content-length");
+    if (Number(length) > bodyLimit) return fail(new PayloadTooLarge(), request, set);
+    // A body of undeclared length is counted as it comes, and a JSON body nested past the limit is refused, on
+    // every surface, before anything parses or walks it. Both read a clone: the request itself stays the one
+    // the socket delivered, which is how the client's address and its verified identity are known.
+    const json = jsonish(request.headers.get("content-type"));
+    if (request.body && (length === null || json)) {
+      try {
+        const bytes = await readLimited(request.clone() as Request, bodyLimit);
+        if (json) checkJsonDepth(utf8.decode(bytes), maxJsonDepth);
+      } catch (error) {
+        return fail(error, request, set);
+      }
+    }
+  });
   return { app, closeMcp: mcpTransport.close };
 }
 

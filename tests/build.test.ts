@@ -131,3 +131,30 @@ test("the compiled executable serves the browser MCP server over stdio with only
     site.stop();
   }
 }, 120_000);
+
+test("the compiled executable serves the catalog: its migrations, seeding, the product index, the docs page", async () => {
+  const data = join(dir.path, "catalog");
+  const run = async (args: string[], stdin?: string) => {
+    const proc = Bun.spawn([executable, ...args, "--data-dir", data], { cwd: dir.path, stdin: stdin === undefined ? "ignore" : new Blob([stdin]), stdout: "pipe", stderr: "pipe" });
+    const [code, stderr] = await Promise.all([proc.exited, new Response(proc.stderr).text()]);
+    if (code !== 0) throw new Error(`platform ${args.join(" ")} failed: ${stderr}`);
+  };
+  await run(["catalog", "seed", "--products", "30"]);
+  await run(["catalog", "admin", "--email", "owner@shop.test", "--password-stdin"], "owner-password\n");
+  const server = await serve(data, { command: [executable] });
+  try {
+    const login = await fetch(`${server.url}/v2/auth/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: "owner@shop.test", password: "owner-password" }),
+    });
+    const { accessToken } = (await login.json()) as { accessToken: string };
+    const list = await fetch(`${server.url}/v2/products?search=warranty&sort=price&limit=5`, { headers: { authorization: `Bearer ${accessToken}` } });
+    const page = (await list.json()) as { data: { price: number }[]; pagination: { total: number } };
+    expect(page.pagination.total).toBe(30);
+    expect(page.data.map((p) => p.price)).toEqual(page.data.map((p) => p.price).sort((a, b) => a - b));
+    expect((await fetch(`${server.url}/v2/docs/swagger-ui-bundle.js`)).status).toBe(200);
+  } finally {
+    expect(await server.stop()).toBe(0);
+  }
+});

@@ -1,30 +1,17 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { createLogger } from "../src/log.ts";
 import { platformCapability } from "../src/platform/tools.ts";
 import { fixtureCapability } from "./fixtures/capability.ts";
 import { startApp, type RunningApp } from "./support/app.ts";
+import { logLines } from "./support/log-lines.ts";
 
-const logged: string[] = [];
-const waiting = new Set<{ match: (line: string) => boolean; resolve: (line: string) => void }>();
-/** The first logged line (past or future) that matches: the access line is written after the answer has left. */
-const loggedLine = (match: (line: string) => boolean) =>
-  new Promise<string>((resolve) => {
-    const seen = logged.find(match);
-    if (seen) resolve(seen);
-    else waiting.add({ match, resolve });
-  });
+const { log, lines: logged, until: loggedLine } = logLines();
 let running: RunningApp;
 let base = "";
 
 beforeAll(async () => {
   running = await startApp([platformCapability, fixtureCapability], {
     env: { PLATFORM_SERVER__BODY_LIMIT: "2048" },
-    log: createLogger({
-      write: (line) => {
-        logged.push(line);
-        for (const waiter of waiting) if (waiter.match(line)) (waiting.delete(waiter), waiter.resolve(line));
-      },
-    }),
+    log,
   });
   base = running.base;
 });

@@ -30,4 +30,5 @@ export const tools: Recipe[] = [
   ),
   goInstall("terraform-ls", "github.com/hashicorp/terraform-ls", "v0.39.0", "the language server behind the infra server's LSP tools"),
   pythonVenv("checkov", "checkov", "3.3.30", ["checkov"], "the scanner the infra security rules are checked against"),
+  pythonVenv("prometheus-client", "prometheus-client", "0.23.1", [{ python: "prometheus-python" }], "Prometheus' own Python client, whose parser reads /metrics in the tests"),
 ];

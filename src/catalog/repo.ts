@@ -1,5 +1,5 @@
 /** The catalog's queries. Each takes the database or the transaction it should run in. */
-import { and, count, desc, eq, gte, inArray, isNull, lte, or, sql, type SQL } from "drizzle-orm";
+import { and, count, desc, eq, gt, gte, inArray, isNull, lte, max, sql } from "drizzle-orm";
 import { preparedOn } from "../db/prepared.ts";
 import type { Database, Statement } from "bun:sqlite";
 import type { Db, DbOrTx } from "../db/client.ts";
@@ -7,6 +7,7 @@ import {
   catalogApiKeys as apiKeys,
   catalogCustomers as customers,
   catalogOrders as orders,
+  catalogProductChanges as productChanges,
   catalogProducts as products,
   catalogRefreshTokens as refreshTokens,
   type ApiKeyRow,
@@ -31,8 +32,16 @@ export const insertProducts = (db: DbOrTx, rows: ProductRow[]) => void db.insert
 const productById = preparedOn((db) => db.select().from(products).where(eq(products.id, sql.placeholder("id"))).prepare());
 export const findProduct = (db: DbOrTx, id: string): ProductRow | undefined => productById(db).get({ id });
 
-export const findProducts = (db: DbOrTx, ids: string[]): ProductRow[] =>
-  db.select().from(products).where(inArray(products.id, ids)).all();
+// One statement, prepared once, for any number of ids (an IN list would be a new statement for each count).
+const productsByIds = preparedOn((db) =>
+  db
+    .select()
+    .from(products)
+    .where(sql`${products.id} IN (SELECT value FROM json_each(${sql.placeholder("ids")}))`)
+    .prepare(),
+);
+/** The products among `ids` that exist, in no particular order. */
+export const findProducts = (db: DbOrTx, ids: string[]): ProductRow[] => productsByIds(db).all({ ids: JSON.stringify(ids) });
 
 export const findProductBySku = (db: DbOrTx, sku: string): ProductRow | undefined =>
   db.select().from(products).where(eq(products.sku, sku)).get();
@@ -43,51 +52,37 @@ export const updateProduct = (db: DbOrTx, id: string, changes: Partial<ProductRo
 export const deleteProduct = (db: DbOrTx, id: string): boolean =>
   db.delete(products).where(eq(products.id, id)).returning({ id: products.id }).all().length > 0;
 
-export interface ProductFilter {
-  category?: string;
-  search?: string;
-  minPriceCents?: number;
-  maxPriceCents?: number;
+/** What the product index keeps of a product (product-index.ts); `createdAt` in epoch ms. */
+export interface IndexedProduct {
+  id: string;
+  name: string;
+  description: string;
+  category: ProductRow["category"];
+  priceCents: number;
+  createdAt: number;
 }
+const indexed = {
+  id: products.id,
+  name: products.name,
+  description: products.description,
+  category: products.category,
+  priceCents: products.priceCents,
+  createdAt: sql<number>`${products.createdAt}`,
+};
+const rowid = sql<number>`${products}.rowid`;
 
-export function listProducts(db: DbOrTx, filter: ProductFilter, window: Window) {
-  const where = productWhere(filter);
-  const rows = db
-    .select()
-    .from(products)
-    .where(where)
-    .orderBy(desc(products.createdAt), desc(products.id))
-    .limit(window.limit)
-    .offset(window.offset)
-    .all();
-  return pageOf(rows, db.select({ n: count() }).from(products).where(where).get()!.n);
-}
+export const indexedProducts = (db: DbOrTx, ids: string[]): IndexedProduct[] => db.select(indexed).from(products).where(inArray(products.id, ids)).all();
 
-function productWhere({ category, search, minPriceCents, maxPriceCents }: ProductFilter): SQL | undefined {
-  const conditions: (SQL | undefined)[] = [
-    category === undefined ? undefined : eq(products.category, category as ProductRow["category"]),
-    minPriceCents === undefined ? undefined : gte(products.priceCents, minPriceCents),
-    maxPriceCents === undefined ? undefined : lte(products.priceCents, maxPriceCents),
-  ];
-  if (search !== undefined) conditions.push(searchCondition(search));
-  return and(...conditions);
-}
+/** Up to `limit` products after `rowid` in table order: how the index reads the whole table, a chunk at a time. */
+export const indexedProductsAfter = (db: DbOrTx, after: number, limit: number): (IndexedProduct & { rowid: number })[] =>
+  db.select({ rowid, ...indexed }).from(products).where(gt(rowid, after)).orderBy(rowid).limit(limit).all();
 
-/**
- * Products whose name or description contains `term`, ignoring case. The trigram index (migration
- * 0003_catalog_search) answers terms of 3 or more characters, counted in code points as the index counts them;
- * a shorter term has no trigram to look up, so it is matched by scanning with LIKE (which folds ASCII case only).
- */
-function searchCondition(term: string): SQL {
-  if ([...term].length >= 3) {
-    // One double-quoted FTS5 string is one phrase: AND, OR, NEAR(, *, ^ and column names in it are plain text.
-    const phrase = `"${term.replaceAll('"', '""')}"`;
-    return sql`${products}.rowid IN (SELECT rowid FROM catalog_products_search WHERE catalog_products_search MATCH ${phrase})`;
-  }
-  // The term is a bound parameter; escaping only stops % and _ in it from acting as wildcards.
-  const pattern = `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  return or(sql`${products.name} LIKE ${pattern} ESCAPE '\\'`, sql`${products.description} LIKE ${pattern} ESCAPE '\\'`)!;
-}
+export const productChangesAfter = (db: DbOrTx, seq: number, limit: number) =>
+  db.select().from(productChanges).where(gt(productChanges.seq, seq)).orderBy(productChanges.seq).limit(limit).all();
+
+export const lastProductChange = (db: DbOrTx): number => db.select({ seq: max(productChanges.seq) }).from(productChanges).get()?.seq ?? 0;
+
+export const forgetProductChanges = (db: DbOrTx, upTo: number) => void db.delete(productChanges).where(lte(productChanges.seq, upTo)).run();
 
 /**
  * Moves whenever the database may have changed: total_changes() counts every row this connection has written

@@ -28,6 +28,7 @@ import type {
 } from "./model.ts";
 import { orderKind, OutOfStock } from "./order-actor.ts";
 import { ChangeCache } from "./change-cache.ts";
+import { ProductIndex } from "./product-index.ts";
 import * as repo from "./repo.ts";
 import { customerView, orderView, productView, toCents } from "./views.ts";
 
@@ -41,6 +42,15 @@ const paged = <R, V>({ rows, total }: { rows: R[]; total: number }, { page, limi
   data: rows.map(view),
   pagination: { page, limit, total, totalPages: Math.ceil(total / limit) },
 });
+
+/**
+ * JSON with every object's keys in one order, so that a retry whose body has the same content in another key
+ * order hashes the same. (Whitespace, escapes and number spellings are gone once the body is parsed.)
+ */
+const canonicalJson = (value: unknown) =>
+  JSON.stringify(value, (_key, inner: unknown) =>
+    inner && typeof inner === "object" && !Array.isArray(inner) ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : inner,
+  );
 
 export interface PlacedOrder {
   order: Order;
@@ -57,14 +67,30 @@ export class CatalogService {
   readonly #productPages = new ChangeCache<PageOf<Product>>(keptProductPages);
   // A lookup by id is the hottest read; kept views spare the row's decoding and shaping, not the change check.
   readonly #products = new ChangeCache<Product>(keptProducts);
+  readonly #index: ProductIndex;
 
   constructor(
     readonly db: Db,
     readonly actors: ActorSystem,
-  ) {}
+    /** Whether anyone may read products (catalog.public_reads); otherwise a customer or an admin. */
+    readonly publicReads = false,
+  ) {
+    this.#index = new ProductIndex(db);
+  }
+
+  /** Stops work in progress before the database closes. */
+  close() {
+    this.#index.close();
+  }
 
   // --- products ---
-  listProducts(query: ProductQuery): PageOf<Product> {
+  /** Builds the product index ahead of the first list, and answers once it is level with the database. */
+  async productsIndexed(): Promise<void> {
+    for (let level = this.#index.level(); typeof level !== "string"; level = this.#index.level()) await level;
+  }
+
+  async listProducts(principal: Principal | undefined, query: ProductQuery): Promise<PageOf<Product>> {
+    this.#requireReader(principal);
     const filter = {
       category: query.category,
       search: query.search,
@@ -73,13 +99,29 @@ export class CatalogService {
     };
     if (filter.minPriceCents !== undefined && filter.maxPriceCents !== undefined && filter.minPriceCents > filter.maxPriceCents)
       throw invalid([{ field: "minPrice", message: "must not exceed maxPrice" }]);
-    // SQLite reads a LIKE pattern only up to a NUL and the full-text query parser refuses one; no term needs it.
+    // The index keeps a product's name and description apart with a NUL; no term needs one.
     if (query.search?.includes("\0")) throw invalid([{ field: "search", message: "must not contain NUL characters" }]);
-    const key = JSON.stringify([filter, query.page, query.limit]);
-    return this.#productPages.get(repo.changeMark(this.db), key, () => paged(repo.listProducts(this.db, filter, windowOf(query)), query, productView));
+    const sort = query.sort ?? "-created";
+    let mark = this.#index.level();
+    while (typeof mark !== "string") {
+      await mark;
+      mark = this.#index.level();
+    }
+    // From the mark to the answer nothing else runs, so the index, the kept pages and the rows agree.
+    const key = JSON.stringify([filter, sort, query.page, query.limit]);
+    return this.#productPages.get(mark, key, () => {
+      const { ids, total } = this.#index.page(filter, sort, windowOf(query));
+      // Products kept from earlier reads are used as they are; the rest are read in one statement, and kept.
+      const kept = ids.map((id) => this.#products.peek(mark, id));
+      const missing = ids.filter((_, i) => !kept[i]);
+      const rows = new Map(missing.length ? repo.findProducts(this.db, missing).map((row) => [row.id, row]) : []);
+      const data = ids.map((id, i) => kept[i] ?? this.#products.get(mark, id, () => productView(rows.get(id)!)));
+      return paged({ rows: data, total }, query, (product) => product);
+    });
   }
 
-  getProduct(id: string): Product {
+  getProduct(principal: Principal | undefined, id: string): Product {
+    this.#requireReader(principal);
     return this.#products.get(repo.changeMark(this.db), id, () => {
       const row = repo.findProduct(this.db, id);
       if (!row) throw notFound("Product", id);
@@ -96,7 +138,7 @@ export class CatalogService {
       description: input.description ?? "",
       priceCents: toCents(input.price, "price"),
       sku: input.sku,
-      category: input.category,
+      category: input.category ?? null,
       stock: input.stock ?? 0,
       images: input.images ?? [],
       tags: input.tags ?? [],
@@ -122,6 +164,10 @@ export class CatalogService {
     requireRole(principal, "admin");
     // Orders keep their own copy of each item's price, so they outlive the product.
     if (!repo.deleteProduct(this.db, id)) throw notFound("Product", id);
+  }
+
+  #requireReader(principal: Principal | undefined) {
+    if (!this.publicReads) requireRole(principal, "admin", "customer");
   }
 
   #requireFreeSku(sku: string, ownerId?: string) {
@@ -192,7 +238,7 @@ export class CatalogService {
     const caller = requireRole(principal, "admin", "customer");
     if (caller.role !== "admin" && caller.customerId !== input.customerId)
       throw forbidden("A customer may only place orders for themselves");
-    const requestHash = createHash("sha256").update(JSON.stringify(input)).digest("hex");
+    const requestHash = createHash("sha256").update(canonicalJson(input)).digest("hex");
     if (idempotencyKey !== undefined) {
       const earlier = repo.findOrderByIdempotencyKey(this.db, caller.id, idempotencyKey);
       if (earlier) {

@@ -8,6 +8,7 @@ import m4 from "./migrations/0004_catalog_search.sql" with { type: "text" };
 import m5 from "./migrations/0005_a2a_owner.sql" with { type: "text" };
 import m6 from "./migrations/0006_a2a_push.sql" with { type: "text" };
 import m7 from "./migrations/0007_browser.sql" with { type: "text" };
+import m8 from "./migrations/0008_catalog_contract.sql" with { type: "text" };
 
 export { journal };
 export const migrationSql: Record<string, string> = {
@@ -19,4 +20,5 @@ export const migrationSql: Record<string, string> = {
   "0005_a2a_owner": m5,
   "0006_a2a_push": m6,
   "0007_browser": m7,
+  "0008_catalog_contract": m8,
 };
