@@ -2,12 +2,12 @@
  * Boots the shared runtime: database, actor system, MCP registry, health, and every capability. Used by both
  * `serve` and `mcp <server>`, so a tool behaves the same whichever way an assistant reaches it.
  */
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { ActorSystem } from "../actors/system.ts";
 import { capabilities as defaultCapabilities } from "./capabilities.ts";
 import type { Capability, CapabilityFactory, Runtime } from "./capability.ts";
 import type { Config } from "./config.ts";
+import { prepareDataDir } from "./data-dir.ts";
 import { lockDataDir } from "./data-dir-lock.ts";
 import { openDatabase, type DatabaseHandle } from "./db/client.ts";
 import { Health } from "./health.ts";
@@ -48,7 +48,7 @@ export async function startRuntime(
   { role = "owner", mcpServer }: RuntimeOptions = {},
 ): Promise<RunningRuntime> {
   // The owner runs the data dir's actors: a second owner is refused before it touches anything.
-  mkdirSync(config.data_dir, { recursive: true });
+  prepareDataDir(config.data_dir, { production: config.environment === "production" });
   const lock = role === "owner" ? lockDataDir(config.data_dir) : undefined;
   let database: DatabaseHandle;
   try {

@@ -1,6 +1,7 @@
 /** The start-up settings `serve` and `mcp` share: flags, environment and platform.yaml into one Config. */
 import { existsSync, readFileSync } from "node:fs";
 import { loadConfig, type Config } from "../config.ts";
+import { prepareDataDir } from "../data-dir.ts";
 import { createLogger, formatFor, type Logger } from "../log.ts";
 import type { Options, Values } from "./verb.ts";
 
@@ -41,5 +42,7 @@ export function settingsFrom(values: Values, env = process.env): { config: Confi
   }
   const flags = Object.entries(flagKeys).map(([flag, key]) => ({ key, flag: `--${flag}`, value: values[flag] as string | undefined }));
   const config = loadConfig({ yaml, env, flags });
+  // Every verb with settings works in the data dir: one that cannot be used is said at once, with its path.
+  prepareDataDir(config.data_dir, { production: config.environment === "production" });
   return { config, log: createLogger({ level: config.log.level, format: formatFor(config.log.format) }) };
 }

@@ -4,7 +4,7 @@
  */
 import { Database } from "bun:sqlite";
 import { createHash } from "node:crypto";
-import { mkdirSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import * as schema from "./schema.ts";
@@ -21,7 +21,13 @@ export interface DatabaseHandle {
 }
 
 export function openDatabase(file: string): DatabaseHandle {
-  if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
+  if (file !== ":memory:") {
+    mkdirSync(dirname(file), { recursive: true });
+    // The database holds sealed secrets and every record: its owner's alone. SQLite gives its WAL and shared-memory
+    // files the database file's mode.
+    closeSync(openSync(file, "a", 0o600));
+    for (const path of [file, `${file}-wal`, `${file}-shm`]) if (existsSync(path)) chmodSync(path, 0o600);
+  }
   const sqlite = new Database(file, { create: true, strict: true });
   // WAL lets readers run beside the writer; a killed process loses no committed transaction.
   sqlite.exec("PRAGMA journal_mode = WAL");
