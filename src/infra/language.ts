@@ -26,13 +26,14 @@ export class LanguageTools {
   }
 
   async complete(path: string, line: number, character: number) {
-    const items = await this.lsp.complete(this.#document(path), line, character);
+    const file = this.#document(path);
+    const items = await this.lsp.complete(file, line, character);
     return {
-      path: this.paths.relative(this.#document(path)),
+      path: this.paths.relative(file),
       position: { line, character },
       items: items.slice(0, 200).map((item) => ({
         label: item.label,
-        ...(item.kind ? { kind: completionKinds[item.kind] ?? item.kind } : {}),
+        ...(item.kind ? { kind: completionKinds[item.kind] ?? `kind ${item.kind}` } : {}),
         ...(item.detail ? { detail: item.detail } : {}),
         ...(item.documentation ? { documentation: typeof item.documentation === "string" ? item.documentation : item.documentation.value } : {}),
         ...(item.textEdit && "newText" in item.textEdit ? { insert: item.textEdit.newText } : item.insertText ? { insert: item.insertText } : {}),
@@ -77,7 +78,14 @@ export class LanguageTools {
     const file = this.#document(path);
     if (this.lsp.installed) {
       const { diagnostics, published } = await this.lsp.diagnostics(file);
-      return { path: this.paths.relative(file), used: "terraform-ls", valid: !diagnostics.some((d) => d.severity === 1), diagnostics, published };
+      return {
+        path: this.paths.relative(file),
+        used: "terraform-ls",
+        valid: !diagnostics.some((d) => d.severity === 1),
+        // LSP 3.18 lets a message be markup; the text is what a reader wants.
+        diagnostics: diagnostics.map((d) => ({ ...d, message: typeof d.message === "string" ? d.message : d.message.value })),
+        published,
+      };
     }
     const parsed = await parseHcl(this.paths.relative(file), readFileSync(file, "utf8"));
     const diagnostics = parsed.errors.map((e) => ({

@@ -10,7 +10,7 @@ import { analyzeConfiguration } from "./analyze.ts";
 import { loadConfiguration } from "./configuration.ts";
 import { InfraError } from "./errors.ts";
 import { configurationDirs, isInitialised } from "./folders.ts";
-import { parseHcl } from "./hcl.ts";
+import { parseHcl, type Expr } from "./hcl.ts";
 import type { WorkspacePaths } from "./paths.ts";
 import type { CallContext } from "./service.ts";
 import { parseRepo, type RepositoryHost } from "./vcs.ts";
@@ -91,14 +91,15 @@ export class Repositories {
       const inDir = configs.filter((c) => (c.file.includes("/") ? c.file.slice(0, c.file.lastIndexOf("/")) : ".") === dir);
       const blocks = inDir.flatMap((c) => c.parsed.body.blocks.map((block) => ({ block, file: c.file })));
       const terraform = blocks.filter((b) => b.block.type === "terraform");
-      const literal = (expr: unknown) => ((expr as { kind?: string; value?: unknown })?.kind === "literal" ? (expr as { value: unknown }).value : undefined);
       return {
         path: dir,
         files: iac.filter((f) => (f.path.includes("/") ? f.path.slice(0, f.path.lastIndexOf("/")) : ".") === dir).map((f) => f.path),
-        required_version: terraform.map((t) => literal(t.block.body.attributes.get("required_version")?.expr)).find((v) => v !== undefined) ?? null,
+        required_version: terraform.map((t) => text(t.block.body.attributes.get("required_version")?.expr)).find((v) => v !== undefined) ?? null,
         backend: terraform.flatMap((t) => t.block.body.blocks.filter((b) => b.type === "backend").map((b) => b.labels[0])).at(0) ?? null,
         providers: terraform.flatMap((t) => t.block.body.blocks.filter((b) => b.type === "required_providers").flatMap((b) => [...b.body.attributes.keys()])),
-        modules: blocks.filter((b) => b.block.type === "module").map((b) => ({ name: b.block.labels[0], source: literal(b.block.body.attributes.get("source")?.expr) ?? null })),
+        modules: blocks
+          .filter((b) => b.block.type === "module" && b.block.labels[0])
+          .map((b) => ({ name: b.block.labels[0]!, source: text(b.block.body.attributes.get("source")?.expr) ?? null })),
         resources: blocks.filter((b) => b.block.type === "resource").length,
         syntax_errors: inDir.flatMap((c) => c.parsed.errors.map((e) => ({ file: c.file, line: e.line, message: e.message }))),
       };
@@ -129,3 +130,6 @@ export class Repositories {
   }
 
 }
+
+/** A string written as a literal: what can be read of a configuration without evaluating it. */
+const text = (expr: Expr | undefined) => (expr?.kind === "literal" && typeof expr.value === "string" ? expr.value : undefined);
