@@ -10,6 +10,7 @@ import { parseHcl } from "./hcl.ts";
 import { applyEdits, type LanguageServer } from "./lsp.ts";
 import type { WorkspacePaths } from "./paths.ts";
 import { tail } from "./run.ts";
+import type { Completions, DocumentDiagnostics, Formatting, HoverResult } from "./views.ts";
 
 export class LanguageTools {
   constructor(
@@ -25,7 +26,7 @@ export class LanguageTools {
     return file;
   }
 
-  async complete(path: string, line: number, character: number) {
+  async complete(path: string, line: number, character: number): Promise<Completions> {
     const file = this.#document(path);
     const items = await this.lsp.complete(file, line, character);
     return {
@@ -42,13 +43,13 @@ export class LanguageTools {
     };
   }
 
-  async hover(path: string, line: number, character: number) {
+  async hover(path: string, line: number, character: number): Promise<HoverResult> {
     const file = this.#document(path);
     return { path: this.paths.relative(file), position: { line, character }, hover: await this.lsp.hover(file, line, character) };
   }
 
   /** Formats a file with terraform-ls, or with `tofu fmt` when terraform-ls is not installed; writes it when asked. */
-  async formatDocument(path: string, write: boolean) {
+  async formatDocument(path: string, write: boolean): Promise<Formatting> {
     const file = this.#document(path);
     const text = readFileSync(file, "utf8");
     let formatted: string;
@@ -74,7 +75,7 @@ export class LanguageTools {
   }
 
   /** Diagnostics from terraform-ls, or from our own parser when it is not installed. */
-  async validateDocument(path: string) {
+  async validateDocument(path: string): Promise<DocumentDiagnostics> {
     const file = this.#document(path);
     if (this.lsp.installed) {
       const { diagnostics, published } = await this.lsp.diagnostics(file);
