@@ -4,9 +4,10 @@
  */
 import type { Config } from "../config.ts";
 import type { Db } from "../db/client.ts";
+import type { TokenSource } from "./model.ts";
 import { storedCredential } from "../vault/service.ts";
 
-export function tokenSource(db: Db, config: Config, env: Record<string, string | undefined> = process.env): { source: "vault" | "VCS_TOKEN" | "none"; token?: string } {
+export function tokenSource(db: Db, config: Config, env: Record<string, string | undefined> = process.env): { source: TokenSource; token?: string } {
   let stored: Record<string, string> | undefined;
   try {
     stored = storedCredential(db, config, config.vcs.vault_service);
