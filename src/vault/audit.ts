@@ -24,7 +24,7 @@ export function createAudit(db: Db, log: Logger): Audit {
       at: new Date(),
       caller: entry.caller,
       operation: entry.operation,
-      service: entry.service ?? null,
+      service: entry.service?.slice(0, 64) ?? null,
       method: entry.method ?? null,
       path: entry.path?.split("?")[0]?.slice(0, 512) ?? null,
       status: status ?? null,

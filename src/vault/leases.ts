@@ -77,6 +77,17 @@ export class Leases {
     return this.view(id)!;
   }
 
+  /**
+   * Brings a stored lease to life in this process, for a CLI verb that owns the data dir while no server runs
+   * (and so holds every lease's only live copy). False when there is no such unfinished lease.
+   */
+  adopt(id: string): boolean {
+    if (this.actors.get(this.kind, id)) return true;
+    if (!this.actors.adopt(this.kind, id)) return false;
+    this.#watch(id);
+    return true;
+  }
+
   view(id: string): LeaseView | undefined {
     const actor = this.actors.get(this.kind, id);
     if (!actor) {
