@@ -77,6 +77,8 @@ export const vaultVerb: Verb = {
           print({ revoked: arg });
           return 0;
         case "service": {
+          // A data dir no server has used yet gets its vault here, as the server would make it.
+          vault.store.initialize();
           const { output, code } = await serviceAction(vault, { name: `cli:${operator}`, services: ["*"] }, values, args);
           print(output);
           return code;

@@ -13,7 +13,7 @@ import type { Audit } from "./audit.ts";
 import type { Caller } from "./approle.ts";
 import { randomToken, sha256 } from "./crypto.ts";
 import { assertValid, VaultError } from "./errors.ts";
-import type { Leases } from "./leases.ts";
+import { isLive, type Leases } from "./leases.ts";
 import { AdminTokenInput, type IssuedAdminToken } from "./model.ts";
 
 /** The setup page acts as this caller: every service. */
@@ -67,7 +67,7 @@ export class AdminAccess {
   revokeToken(leaseId: string, by: string): Promise<void> {
     return this.audit({ caller: by, operation: "revoke_admin_token", path: `lease/${leaseId.slice(0, 64)}` }, async () => {
       const lease = this.leases.view(leaseId);
-      if (lease?.context?.purpose !== "admin") throw new VaultError("NOT_FOUND", `No live admin token with lease id ${leaseId.slice(0, 64)}`);
+      if (lease?.context?.purpose !== "admin" || !isLive(lease.state)) throw new VaultError("NOT_FOUND", `No live admin token with lease id ${leaseId.slice(0, 64)}`);
       this.leases.revoke(leaseId);
     });
   }
