@@ -107,7 +107,9 @@ async function throughOwner(config: Config, log: Logger, action: "setup-link" | 
   // No server answered: none runs, or one runs without its socket, which taking the lock finds out.
   const [{ existsSync }, { lockDataDir, DataDirInUse }, { openVault }] = await Promise.all([import("node:fs"), import("../data-dir-lock.ts"), import("../vault/offline.ts")]);
   const noServer = `no server is running on data dir ${config.data_dir}`;
-  if (!existsSync(config.data_dir)) throw new Error(action === "setup-link" ? `${noServer}; 'platform serve' prints a one-time link when it starts` : `${noServer}, and the vault there was never set up; start the server once first`);
+  const noLink = `${noServer}, so there is no setup link to renew: the link lives only in a running server's memory; 'platform serve' prints a new one when it starts`;
+  const notSetUp = `${noServer}, and the vault there was never set up; start the server once first`;
+  if (!existsSync(config.data_dir)) throw new Error(action === "setup-link" ? noLink : notSetUp);
   let lock: { release(): void };
   try {
     lock = lockDataDir(config.data_dir);
@@ -116,10 +118,10 @@ async function throughOwner(config: Config, log: Logger, action: "setup-link" | 
     throw error;
   }
   try {
-    if (action === "setup-link") throw new Error(`${noServer}, so there is no setup link to renew: the link lives only in a running server's memory; 'platform serve' prints a new one when it starts`);
+    if (action === "setup-link") throw new Error(noLink);
     const { vault, close } = openVault(config, log);
     try {
-      if (!vault.store.status().initialized) throw new Error(`the vault in ${config.data_dir} was never set up; start the server once first`);
+      if (!vault.store.status().initialized) throw new Error(notSetUp);
       if (action === "admin-token") return vault.admin.issueToken(body);
       vault.leases.adopt(leaseId!);
       await vault.admin.revokeToken(leaseId!, `cli:${body.operator}`);

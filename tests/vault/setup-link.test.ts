@@ -4,7 +4,7 @@
  * tokens (leases, which the CLI issues or revokes as the data dir's owner while no server runs).
  */
 import { afterAll, expect, test } from "bun:test";
-import { rmSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config.ts";
 import { adminSocketPath } from "../../src/vault/admin-socket.ts";
@@ -62,6 +62,7 @@ test("after SIGKILL and a restart, the old link is refused and the new one opens
 test("with no server running, the CLI issues and revokes admin tokens as the data dir's owner, and the next server honours both", async () => {
   const data = join(dir.path, "offline");
   const start = () => startApp([vaultCapability], { dataDir: data, env });
+  mkdirSync(data);
   const never = await vault(data, "admin-token");
   expect([never.code, never.stderr]).toEqual([1, expect.stringContaining("the vault there was never set up; start the server once first")]);
   await (await start()).close();
