@@ -79,7 +79,8 @@ export const serviceHelp: Record<string, string> = {
 const actions = "add <name> --template <t>, change <name>, list, remove <name>, check <name>";
 
 /** Runs one service action for `caller`; returns what to print and the exit code. */
-export async function serviceAction(vault: VaultService, caller: Caller, values: Values, [action, name, ...extra]: string[]): Promise<{ output: unknown; code: number }> {
+export async function serviceAction(vault: VaultService, caller: Caller, values: Values, [action, name, ...extra]: (string | undefined)[]): Promise<{ output: unknown; code: number }> {
+  if (!isAction(action)) throw new UsageError(action ? `unknown service action '${action}'; one of: ${actions}` : `say what to do: ${actions}`);
   if (extra.length) throw new UsageError(`unexpected argument '${extra[0]}'`);
   const given = Object.keys(settings).filter((flag) => values[flag] !== undefined);
   const changes = Object.fromEntries(given.map((flag) => [settings[flag]!.field, settings[flag]!.parse(values[flag] as string)]));
@@ -90,7 +91,7 @@ export async function serviceAction(vault: VaultService, caller: Caller, values:
     if (name) throw new UsageError(`unexpected argument '${name}'`);
     return { output: { services: await vault.services(caller) }, code: 0 };
   }
-  if (!name) throw new UsageError(`usage: platform vault service ${action ? `${action} <name>` : `<${actions}>`}`);
+  if (!name) throw new UsageError(`usage: platform vault service ${action} <name>`);
   switch (action) {
     case "add": {
       const template = values.template as string | undefined;
@@ -110,5 +111,7 @@ export async function serviceAction(vault: VaultService, caller: Caller, values:
       return { output: result, code: result.ok ? 0 : 1 };
     }
   }
-  throw new UsageError(`unknown service action '${action}'; one of: ${actions}`);
 }
+
+const isAction = (action: string | undefined): action is "add" | "change" | "list" | "remove" | "check" =>
+  action === "add" || action === "change" || action === "list" || action === "remove" || action === "check";

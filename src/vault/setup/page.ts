@@ -82,7 +82,7 @@ export function addPage(template: Template, csrf: string, again?: { values: Kept
   const name = again ? (kept.name ?? "") : template.name === "custom" ? "" : template.name;
   return layout(
     `Add a ${template.title} service`,
-    `${again ? `<p class="problem" role="alert">${escape(again.problem)}${fields.length ? " Enter the credential again: it is never sent back to the page." : ""}</p>` : ""}
+    `${again ? `<p class="problem" role="alert">${escape(again.problem)} Enter the credential again: it is never sent back to the page.</p>` : ""}
 <form method="post" action="/services"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="template" value="${escape(template.name)}">
 <label>Name <input name="name" type="text" required pattern="[a-z][a-z0-9-]{0,63}" value="${escape(name)}"></label>
 ${customInputs}${credentialInputs}
