@@ -66,7 +66,7 @@ export async function startAdminSocket(path: string, vault: VaultService, setup:
   // Made 0600 as it is bound (umask), not after: no moment in which others may connect.
   const umask = process.umask(0o177);
   try {
-    app.listen({ unix: path } as never);
+    app.listen({ unix: path });
   } catch (error) {
     log.warn("vault admin socket not started", { path, error });
     return undefined;

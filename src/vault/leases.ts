@@ -82,10 +82,8 @@ export class Leases {
    * (and so holds every lease's only live copy). False when there is no such unfinished lease.
    */
   adopt(id: string): boolean {
-    if (this.actors.get(this.kind, id)) return true;
-    if (!this.actors.adopt(this.kind, id)) return false;
-    this.#watch(id);
-    return true;
+    // Watched as a restored lease is (the kind's `restored`).
+    return this.actors.adopt(this.kind, id);
   }
 
   view(id: string): LeaseView | undefined {
