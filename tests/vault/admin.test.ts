@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { recentAudit } from "../../src/vault/repo.ts";
-import { runPlatform } from "../support/cli.ts";
+import { runPlatform, sourceCommand } from "../support/cli.ts";
 import { githubToken, githubUpstream, startVault, type Harness } from "./harness.ts";
 
 let h: Harness;
@@ -92,8 +92,7 @@ test("bad input from the CLI changes nothing, exits non-zero, and never repeats 
 test("on a terminal the CLI asks for each credential field with echo off", async () => {
   let screen = "";
   const typed = Promise.withResolvers<void>();
-  const child = Bun.spawn(["bun", "src/main.ts", "vault", "service", "add", "bb", "--template", "bitbucket", "--data-dir", h.dataDir, "--log-level", "error"], {
-    cwd: `${import.meta.dir}/../..`,
+  const child = Bun.spawn([...sourceCommand, "vault", "service", "add", "bb", "--template", "bitbucket", "--data-dir", h.dataDir, "--log-level", "error"], {
     terminal: {
       cols: 120,
       rows: 24,
