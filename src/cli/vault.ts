@@ -40,8 +40,7 @@ export const vaultVerb: Verb = {
       if (action !== "revoke-admin-token" && arg) throw new UsageError(`unexpected argument '${arg}'`);
       if (action === "revoke-admin-token" && !arg) throw new UsageError("usage: platform vault revoke-admin-token <lease_id>");
       const ttl = numberOf(values.ttl);
-      const answer = await throughOwner(config, log, action, arg, { operator, ...(ttl ? { ttl_seconds: ttl } : {}) });
-      if (answer !== undefined) print(answer);
+      print(await throughOwner(config, log, action, arg, { operator, ...(ttl ? { ttl_seconds: ttl } : {}) }));
       return 0;
     }
     const { openVault } = await import("../vault/offline.ts");
