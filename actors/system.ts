@@ -194,13 +194,24 @@ export class ActorSystem {
         this.#log.warn("actor of unknown kind left as it is", { actorId: row.id, kind: row.kind });
         continue;
       }
-      const actor = createActor(kind.machine, { id: row.id, snapshot: row.snapshot as never });
-      this.#track(row.id, kind, actor, row.createdAt, true);
-      kind.restored?.(actor);
+      this.#revive(row, kind);
       restored++;
     }
     if (restored) this.#log.info("actors restored", { count: restored });
     return restored;
+  }
+
+  /**
+   * Brings back one stored, unfinished actor of `kind` that is not live here, as `restore` would: for a process
+   * that owns the data dir for a moment (a CLI verb while no server runs) and must change one actor. True when
+   * the actor is live here afterwards.
+   */
+  adopt<M extends AnyStateMachine>(kind: ActorKind<M>, id: string): boolean {
+    if (this.#entries.has(id)) return this.#entries.get(id)!.kind.kind === kind.kind;
+    const row = findActor(this.#db, id);
+    if (row?.status !== "active" || row.kind !== kind.kind) return false;
+    this.#revive(row, this.#kindOf(kind.kind));
+    return true;
   }
 
   /** Retires final actors whose retention has passed: stopped, forgotten, their snapshot rows deleted. */
@@ -311,6 +322,13 @@ export class ActorSystem {
     actor.start();
     if (stored && actor.getSnapshot().status === "active") this.#arm(id, entry, deadlineOf(actor.getSnapshot()));
     return entry;
+  }
+
+  /** Starts a stored actor from its snapshot (its deadline armed again) and tells its kind. */
+  #revive(row: ActorRow, kind: ActorKind): void {
+    const actor = createActor(kind.machine, { id: row.id, snapshot: row.snapshot as never });
+    this.#track(row.id, kind, actor, row.createdAt, true);
+    kind.restored?.(actor);
   }
 
   /** Replaces a live actor whose transition was not stored with one restored from its last stored snapshot. */

@@ -1,13 +1,15 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { startSite } from "./browser/site.ts";
-import { repoRoot, serve } from "./support/cli.ts";
+import { repoRoot, runPlatform, serve } from "./support/cli.ts";
 import { startDiscord } from "./support/discord/server.ts";
 import { tempDir } from "./support/temp.ts";
 import { requireTool } from "./support/tools.ts";
+import { expectWorkingInstall, installedIn } from "./vault/assistant.ts";
+import { githubToken } from "./vault/harness.ts";
 
 // The executable runs from an empty folder: no node_modules beside or above it, no source tree.
 const dir = tempDir();
@@ -158,3 +160,24 @@ test("the compiled executable serves the catalog: its migrations, seeding, the p
     expect(await server.stop()).toBe(0);
   }
 });
+
+test("the compiled executable, at a path with spaces and quotes, takes a service on stdin and installs itself for an assistant", async () => {
+  const home = join(dir.path, `it's "installed" here`);
+  mkdirSync(home);
+  const exe = join(home, "platform");
+  copyFileSync(executable, exe);
+  chmodSync(exe, 0o755);
+  const data = join(dir.path, "assistant data");
+  const project = join(dir.path, "assistant project");
+  mkdirSync(project);
+  const run = (args: string[], stdin?: string) => runPlatform([...args, "--data-dir", data, "--log-level", "error"], { command: [exe], cwd: project, stdin });
+
+  expect((await run(["vault", "service", "add", "gh", "--template", "github"], JSON.stringify({ token: githubToken }))).code).toBe(0);
+  const printed = await run(["mcp", "install", "--print"]);
+  expect(JSON.parse(printed.stdout).command).toEqual([exe]);
+  expect(readdirSync(project)).toEqual([]);
+  expect((await run(["mcp", "install"])).code).toBe(0);
+  expect(installedIn(project).server).toMatchObject({ command: exe, args: ["mcp", "vault", "--data-dir", data] });
+  expect(installedIn(project).hooks.PreToolUse).toBe(`'${home.replaceAll("'", "'\\''")}/platform' hook pre-tool`);
+  await expectWorkingInstall(project, { service: "gh", credential: githubToken });
+}, 60_000);

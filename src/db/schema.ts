@@ -276,12 +276,12 @@ export const vaultSecretIds = sqliteTable(
 );
 export type VaultSecretIdRow = typeof vaultSecretIds.$inferSelect;
 
-/** The record of each vault-lease actor (tokens, setup sessions, credentials handed to a command). */
+/** The record of each vault-lease actor (tokens, setup sessions, admin tokens, credentials handed to a command). */
 export const vaultLeases = sqliteTable(
   "vault_leases",
   {
     id: text("id").primaryKey(),
-    purpose: text("purpose", { enum: ["token", "session", "exec"] }).notNull(),
+    purpose: text("purpose", { enum: ["token", "session", "admin", "exec"] }).notNull(),
     state: text("state").notNull(),
     /** SHA-256 of the bearer value, for tokens and sessions; the value itself is never stored. */
     hash: text("hash").unique(),

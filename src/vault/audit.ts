@@ -27,7 +27,7 @@ export function createAudit(db: Db, log: Logger, counted: (entry: AuditEntry, ou
       at: new Date(),
       caller: entry.caller,
       operation: entry.operation,
-      service: entry.service ?? null,
+      service: entry.service?.slice(0, 64) ?? null,
       method: entry.method ?? null,
       path: entry.path?.split("?")[0]?.slice(0, 512) ?? null,
       status: status ?? null,

@@ -1,5 +1,9 @@
-/** The credential vault joins the runtime: lease actors, the `vault` MCP server, /vault/v1 routes, the setup page. */
+/**
+ * The credential vault joins the runtime: lease actors, the `vault` MCP server, /vault/v1 routes, and in the
+ * process that owns the data dir the setup page and the admin socket.
+ */
 import type { Capability, CapabilityFactory, Runtime } from "../capability.ts";
+import { adminSocketPath, startAdminSocket, type AdminSocket } from "./admin-socket.ts";
 import { vaultHttp } from "./http.ts";
 import { VaultService } from "./service.ts";
 import { startSetupServer, type SetupServer } from "./setup/server.ts";
@@ -33,6 +37,7 @@ export const vaultCapability = (({ config, log, database, actors, mcp, health, m
   });
 
   let setup: SetupServer | undefined;
+  let admin: AdminSocket | undefined;
   return {
     name: "vault",
     vault,
@@ -40,19 +45,21 @@ export const vaultCapability = (({ config, log, database, actors, mcp, health, m
     // The one-time link opens a session once; it is for the operator who reads this.
     endpoints: (): Record<string, string> => (setup ? { "vault setup page (link works once)": setup.link } : {}),
     http: vaultHttp(vault),
-    start() {
-      if (!config.vault.setup_enabled) return;
-      try {
-        setup = startSetupServer(vault, log, config.vault.setup_port);
-      } catch (error) {
-        // Another process (a second server, an MCP stdio server) may hold the port: the rest keeps serving.
-        log.warn("vault setup page not started", { port: config.vault.setup_port, error });
-        return;
+    async start() {
+      if (config.vault.setup_enabled) {
+        try {
+          setup = startSetupServer(vault, log, config.vault.setup_port);
+          // `setupLink` is not a secret-looking key, so the redactor lets the operator see it; it works once.
+          log.info("vault setup page", { url: setup.url, setupLink: setup.link });
+        } catch (error) {
+          // Another process (a second server, an MCP stdio server) may hold the port: the rest keeps serving.
+          log.warn("vault setup page not started", { port: config.vault.setup_port, error });
+        }
       }
-      // `setupLink` is not a secret-looking key, so the redactor lets the operator see it; it works once.
-      log.info("vault setup page", { url: setup.url, setupLink: setup.link });
+      admin = await startAdminSocket(adminSocketPath(config), vault, () => setup, log);
     },
     async stop() {
+      await admin?.stop();
       await setup?.stop();
     },
   };

@@ -77,6 +77,15 @@ export class Leases {
     return this.view(id)!;
   }
 
+  /**
+   * Brings a stored lease to life in this process, for a CLI verb that owns the data dir while no server runs
+   * (and so holds every lease's only live copy). False when there is no such unfinished lease.
+   */
+  adopt(id: string): boolean {
+    // Watched as a restored lease is (the kind's `restored`).
+    return this.actors.adopt(this.kind, id);
+  }
+
   view(id: string): LeaseView | undefined {
     const actor = this.actors.get(this.kind, id);
     if (!actor) {

@@ -56,6 +56,8 @@ export const deleteSecret = (db: DbOrTx, id: string) => void db.delete(vaultSecr
 export const listServices = (db: DbOrTx): VaultServiceRow[] => db.select().from(vaultServices).orderBy(vaultServices.name).all();
 export const findService = (db: DbOrTx, name: string): VaultServiceRow | undefined => serviceQuery(db).get({ name });
 export const insertService = (db: DbOrTx, row: VaultServiceRow) => void db.insert(vaultServices).values(row).run();
+export const updateService = (db: DbOrTx, name: string, changes: Partial<Omit<VaultServiceRow, "name">>) =>
+  void db.update(vaultServices).set(changes).where(eq(vaultServices.name, name)).run();
 export const deleteService = (db: DbOrTx, name: string) => void db.delete(vaultServices).where(eq(vaultServices.name, name)).run();
 export const setServiceStatus = (db: DbOrTx, name: string, status: VaultServiceRow["status"], reason: string | null) =>
   void db

@@ -110,6 +110,29 @@ test("stop leaves actors as they were; restore brings them back and subscribers 
   second.close();
 });
 
+test("adopt brings back one stored, unfinished actor and no other; a finished one or another kind's is refused", () => {
+  const handle = openDatabase(file);
+  const before = system(handle);
+  before.spawn(counterKind, "wanted", { start: 3 });
+  before.spawn(counterKind, "other", { start: 0 });
+  before.spawn(counterKind, "over", { start: 0 });
+  before.send(counterKind, "over", { type: "FINISH" });
+  before.stop();
+
+  const later = system(handle);
+  expect(later.adopt(counterKind, "wanted")).toBe(true);
+  expect(later.get(counterKind, "other")).toBeUndefined();
+  expect(later.adopt(counterKind, "over")).toBe(false);
+  expect(later.adopt({ ...counterKind, kind: "elsewhere" }, "other")).toBe(false);
+  expect(later.adopt(counterKind, "missing")).toBe(false);
+  // Live and stored as any other: its next transition is written.
+  later.send(counterKind, "wanted", { type: "INC" });
+  expect(findActor(handle.db, "wanted")).toMatchObject({ snapshot: { context: { count: 4 } } });
+  expect(later.adopt(counterKind, "wanted")).toBe(true);
+  later.stop();
+  handle.close();
+});
+
 test("a deadline kept in context fires after a restart, even if it passed while the process was down", async () => {
   const first = openDatabase(file);
   const before = system(first);
