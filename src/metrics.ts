@@ -1,7 +1,8 @@
 /**
- * GET /metrics in Prometheus' text format, through prom-client. The library costs about 70 ms to import, so it is
- * not loaded at start-up: `serve` loads it in the background once it listens (a scrape would too). What is
- * counted before then is kept and applied when it has loaded, so nothing of the first moments is lost.
+ * GET /metrics in Prometheus' text format, through prom-client. The library costs about 70 ms and 15 MB to load,
+ * so it is loaded by the first scrape, not before: what happens until then is counted here, in plain maps (a
+ * counter's total, a histogram's buckets, by label values), and prom-client reads those maps when it is scraped.
+ * A process that is never scraped (an MCP stdio server, say) never loads it.
  *
  * Capabilities declare their metrics here: counters and histograms they add to as things happen, and figures
  * read when scraped (`gauge`, `countFrom` for a count something else already keeps).
@@ -9,7 +10,6 @@
 import type { Registry } from "prom-client";
 
 export type PromClient = typeof import("prom-client");
-export type MetricsSetup = (prom: PromClient, registry: Registry) => void;
 export type Labels = Record<string, string | number>;
 export type Reading = { labels?: Labels; value: number }[];
 
@@ -19,36 +19,57 @@ interface Declared {
   labelNames?: readonly string[];
 }
 
-/** Operations recorded before the library loaded, at most: past that, a process that is never scraped forgets them. */
-const maxPending = 100_000;
+type Setup = (prom: PromClient, registry: Registry) => void;
 
-export class Metrics {
-  readonly #setups: MetricsSetup[] = [];
-  #pending: (() => void)[] = [];
-  #loaded?: Promise<Registry>;
-  #ready = false;
+/** One entry per set of label values, keyed by those values joined. */
+class Series<T> {
+  readonly #entries = new Map<string, { labels: Labels; value: T }>();
 
-  /** Adds metrics, made when the library loads (at once, if it has). */
-  define(setup: MetricsSetup): void {
-    this.#setups.push(setup);
-    if (this.#loaded) void this.#loaded.then(async (registry) => setup(await import("prom-client"), registry));
+  constructor(
+    private readonly labelNames: readonly string[],
+    private readonly fresh: () => T,
+  ) {}
+
+  at(labels: Labels): T {
+    const key = this.labelNames.map((name) => labels[name]).join("\0");
+    let entry = this.#entries.get(key);
+    if (!entry) this.#entries.set(key, (entry = { labels, value: this.fresh() }));
+    return entry.value;
   }
 
+  entries() {
+    return this.#entries.values();
+  }
+}
+
+export class Metrics {
+  readonly #setups: Setup[] = [];
+  #registry?: Promise<Registry>;
+
   counter(declared: Declared): { inc(labels?: Labels, by?: number): void } {
-    let counter: import("prom-client").Counter | undefined;
-    this.define((prom, registry) => void (counter = new prom.Counter({ ...declared, labelNames: declared.labelNames ?? [], registers: [registry] })));
-    return { inc: (labels = {}, by = 1) => this.#apply(() => counter!.inc(labels, by)) };
+    const series = new Series(declared.labelNames ?? [], () => ({ total: 0 }));
+    this.countFrom(declared, () => [...series.entries()].map(({ labels, value }) => ({ labels, value: value.total })));
+    return { inc: (labels = {}, by = 1) => void (series.at(labels).total += by) };
   }
 
   histogram(declared: Declared & { buckets: number[] }): { observe(labels: Labels, value: number): void } {
-    let histogram: import("prom-client").Histogram | undefined;
-    this.define((prom, registry) => void (histogram = new prom.Histogram({ ...declared, labelNames: declared.labelNames ?? [], registers: [registry] })));
-    return { observe: (labels, value) => this.#apply(() => histogram!.observe(labels, value)) };
+    const { buckets } = declared;
+    const series = new Series(declared.labelNames ?? [], () => ({ counts: new Array<number>(buckets.length).fill(0), sum: 0, count: 0 }));
+    this.#setups.push((_prom, registry) => registry.registerMetric(histogramView(declared, series) as never));
+    return {
+      observe: (labels, value) => {
+        const entry = series.at(labels);
+        entry.sum += value;
+        entry.count++;
+        // Cumulative, as Prometheus reads them: an observation counts in every bucket whose bound it is within.
+        for (let i = 0; i < buckets.length; i++) if (value <= buckets[i]!) entry.counts[i]!++;
+      },
+    };
   }
 
   /** A figure read when scraped, such as how many actors are in each state. */
   gauge(declared: Declared, read: () => Reading): void {
-    this.define((prom, registry) => {
+    this.#setups.push((prom, registry) => {
       new prom.Gauge({ ...declared, labelNames: declared.labelNames ?? [], registers: [registry], collect() {
         this.reset();
         for (const { labels = {}, value } of read()) this.set(labels, value);
@@ -58,7 +79,7 @@ export class Metrics {
 
   /** A count another part already keeps (it only grows), exposed as a Prometheus counter when scraped. */
   countFrom(declared: Declared, read: () => Reading): void {
-    this.define((prom, registry) => {
+    this.#setups.push((prom, registry) => {
       new prom.Counter({ ...declared, labelNames: declared.labelNames ?? [], registers: [registry], collect() {
         this.reset();
         for (const { labels = {}, value } of read()) this.inc(labels, value);
@@ -66,25 +87,41 @@ export class Metrics {
     });
   }
 
-  /** Loads the library and makes every metric; idempotent. */
-  load(): Promise<Registry> {
-    return (this.#loaded ??= import("prom-client").then((prom) => {
+  async render(): Promise<{ contentType: string; body: string }> {
+    const registry = await (this.#registry ??= import("prom-client").then((prom) => {
       const registry = new prom.Registry();
       for (const setup of this.#setups) setup(prom, registry);
-      this.#ready = true;
-      for (const apply of this.#pending) apply();
-      this.#pending = [];
       return registry;
     }));
-  }
-
-  async render(): Promise<{ contentType: string; body: string }> {
-    const registry = await this.load();
     return { contentType: registry.contentType, body: await registry.metrics() };
   }
+}
 
-  #apply(operation: () => void): void {
-    if (this.#ready) operation();
-    else if (this.#pending.length < maxPending) this.#pending.push(operation);
-  }
+/**
+ * A histogram kept in `series`, as prom-client's registry asks a metric for its values (the shape its own
+ * Histogram answers `get()` with): a `_bucket` sample per bound and `+Inf`, then `_sum` and `_count`.
+ */
+function histogramView(
+  { name, help, buckets }: Declared & { buckets: number[] },
+  series: Series<{ counts: number[]; sum: number; count: number }>,
+) {
+  return {
+    name,
+    help,
+    type: "histogram",
+    aggregator: "sum",
+    reset() {},
+    get: async () => ({
+      name,
+      help,
+      type: "histogram",
+      aggregator: "sum",
+      values: [...series.entries()].flatMap(({ labels, value }) => [
+        ...buckets.map((le, i) => ({ labels: { ...labels, le }, value: value.counts[i]!, metricName: `${name}_bucket` })),
+        { labels: { ...labels, le: "+Inf" }, value: value.count, metricName: `${name}_bucket` },
+        { labels, value: value.sum, metricName: `${name}_sum` },
+        { labels, value: value.count, metricName: `${name}_count` },
+      ]),
+    }),
+  };
 }

@@ -35,7 +35,7 @@ const family = (families: MetricFamily[], name: string) => families.find((f) => 
 const valueOf = (families: MetricFamily[], name: string, labels: Record<string, string> = {}, sample = name) =>
   family(families, name)?.samples.find((s) => s.name === sample && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value ?? NaN;
 
-test("what happened before the metrics library loaded is counted all the same, and a real parser reads the exposition", async () => {
+test("what happened before the first scrape is counted all the same, and a real parser reads the exposition", async () => {
   // Requests before the first scrape: the library loads with that scrape, and these must be in it.
   for (let i = 0; i < 3; i++) await fetch(`${running.base}/health`);
   await fetch(`${running.base}/nowhere`, { headers: { "x-request-id": "metrics-404" } });

@@ -50,8 +50,6 @@ export const serveVerb: Verb = {
     // Said once a signal is handled: whoever waits for this line may stop the server gracefully at once.
     const url = `http://${server.hostname}:${server.port}`;
     const urls = liveUrls(runtime, `http://${["0.0.0.0", "::"].includes(server.hostname ?? "") ? "localhost" : server.hostname}:${server.port}`);
-    // The metrics library loads now, off the start-up path; what was counted meanwhile is kept.
-    void runtime.metrics.load();
     if (formatFor(config.log.format) === "pretty") process.stderr.write(banner(config, url, urls));
     else log.info("listening", { url, environment: config.environment, urls, stop: "SIGTERM or SIGINT (Ctrl+C) stops it gracefully" });
     await stopped.promise;
