@@ -96,21 +96,16 @@ export function buildApp(runtime: RunningRuntime) {
   for (const capability of capabilities) if (capability.http) app.use(capability.http);
   // After the capabilities' own request hooks, so that a refused body carries what a capability adds to every
   // answer on its paths (the catalog's rate-limit headers), whether its length was declared or not.
-  app.onRequest(async ({ request, set }) => {
+  // Not async: a request without a body (most of them) passes without a turn of the microtask queue.
+  app.onRequest(({ request, set }) => {
     const length = request.headers.get("content-length");
     if (Number(length) > bodyLimit) return fail(new PayloadTooLarge(), request, set);
     // A body of undeclared length is counted as it comes, and a JSON body nested past the limit is refused, on
     // every surface, before anything parses or walks it. Both read a clone: the request itself stays the one
     // the socket delivered, which is how the client's address and its verified identity are known.
     const json = jsonish(request.headers.get("content-type"));
-    if (request.body && (length === null || json)) {
-      try {
-        const bytes = await readLimited(request.clone() as Request, bodyLimit);
-        if (json) checkJsonDepth(utf8.decode(bytes), maxJsonDepth);
-      } catch (error) {
-        return fail(error, request, set);
-      }
-    }
+    if (!request.body || (length !== null && !json)) return;
+    return bodyRefusal(request, bodyLimit, json ? maxJsonDepth : undefined).then((refused) => refused && fail(refused, request, set));
   });
   return { app, closeMcp: mcpTransport.close };
 }
@@ -119,6 +114,16 @@ const utf8 = new TextDecoder();
 
 /** JSON by its media type, or a body that names none (JSON-RPC and MCP clients read it as JSON anyway). */
 const jsonish = (contentType: string | null) => contentType === null || /^application\/([\w.-]+\+)?json\b/i.test(contentType);
+
+/** Why a request's body (read from a clone) is refused: too large, or JSON nested deeper than `maxDepth`. */
+async function bodyRefusal(request: Request, limit: number, maxDepth: number | undefined): Promise<unknown> {
+  try {
+    const bytes = await readLimited(request.clone() as Request, limit);
+    if (maxDepth !== undefined) checkJsonDepth(utf8.decode(bytes), maxDepth);
+  } catch (error) {
+    return error;
+  }
+}
 
 /** The whole body, or PayloadTooLarge as soon as it passes `limit` bytes (the rest is then let go unread). */
 async function readLimited(request: Request, limit: number): Promise<Uint8Array> {
