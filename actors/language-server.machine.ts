@@ -42,5 +42,3 @@ export const languageServerMachine = setup({
     crashed: { on: { START: { target: "starting", actions: ["started", "restarted"] }, STOP: { target: "absent", actions: "stopped" } } },
   },
 });
-
-export type LanguageServerState = "absent" | "starting" | "ready" | "crashed";

@@ -1,7 +1,8 @@
 /**
- * A vault lease: a token, a setup-page session, or a credential handed to a command. Pure configuration; the
- * vault's lease service sends the events and performs renewals. Expiry rides on the actor system's persisted
- * `deadline` (the renewal point while active, the expiry otherwise), so it survives restarts.
+ * A vault lease: an agent's token, a setup-page session, an operator's admin token, or a credential handed to a
+ * command. Pure configuration; the vault's lease service sends the events and performs renewals. Expiry rides on
+ * the actor system's persisted `deadline` (the renewal point while active, the expiry otherwise), so it survives
+ * restarts.
  *
  * At its renewal point an auto-renewing lease enters `renewing`, where the lease service decides once: RENEW
  * (back to `active` for another period) or RENEWAL_DECLINED (to `expiring`, which only waits for the expiry).
@@ -10,11 +11,11 @@
 import { assign, setup } from "xstate";
 import type { DeadlineEvent } from "./system.ts";
 
-export type LeasePurpose = "token" | "session" | "exec";
+export type LeasePurpose = "token" | "session" | "admin" | "exec";
 
 export interface LeaseInput {
   purpose: LeasePurpose;
-  /** Who holds it: a role name, `setup`, or the service a command runs for. */
+  /** Who holds it: a role name, `setup`, `admin:<operator>`, or the service a command runs for. */
   holder: string;
   /** SHA-256 of the bearer value (tokens, sessions); the value itself never enters a snapshot. */
   hash?: string;

@@ -80,6 +80,16 @@ export async function claimActors(db: DbOrTx, node: string, now: Date): Promise<
     .returning();
 }
 
+/** Takes over one active actor of `kind`, whoever held it: this node becomes its owner, with a new fencing token. */
+export async function claimActor(db: DbOrTx, id: string, kind: string, node: string): Promise<ActorRow[]> {
+  const { actors } = tablesOf(db);
+  return db
+    .update(actors)
+    .set({ owner: node, fence: sql`${actors.fence} + 1` })
+    .where(and(eq(actors.id, id), eq(actors.kind, kind), eq(actors.status, "active")))
+    .returning();
+}
+
 /** Deletes the rows of a kind's actors that finished before `before`; returns their ids. */
 export async function deleteFinishedBefore(db: DbOrTx, kind: string, before: Date): Promise<string[]> {
   const { actors, actorEvents } = tablesOf(db);

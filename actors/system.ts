@@ -19,7 +19,7 @@ import { createActor, type Actor, type AnyStateMachine, type EventFrom, type Inp
 import { isUniqueViolation, type Db, type DbOrTx } from "../src/db/client.ts";
 import type { ActorRow } from "../src/db/schema.ts";
 import type { Logger } from "../src/log.ts";
-import { claimActors, deleteFinishedBefore, insertActor, logEvent, updateActor } from "./repo.ts";
+import { claimActor, claimActors, deleteFinishedBefore, insertActor, logEvent, updateActor } from "./repo.ts";
 
 export const DEADLINE = "DEADLINE" as const;
 export type DeadlineEvent = { type: typeof DEADLINE };
@@ -254,17 +254,37 @@ export class ActorSystem {
         this.#log.warn("actor of unknown kind left as it is", { actorId: row.id, kind: row.kind });
         continue;
       }
-      const actor = createActor(kind.machine, { id: row.id, snapshot: row.snapshot as never });
-      this.#track(row.id, kind, actor, row.createdAt, {
-        fence: row.fence,
-        revision: row.revision,
-        stored: { snapshot: row.snapshot, revision: row.revision, active: true },
-      });
-      kind.restored?.(actor);
+      this.#revive(row, kind);
       restored++;
     }
     if (restored) this.#log.info("actors restored", { count: restored });
     return restored;
+  }
+
+  /**
+   * Brings back one stored, unfinished actor of `kind` that is not live here, as `restore` would: for a process
+   * that owns the data dir for a moment (a CLI verb while no server runs) and must change one actor. It takes the
+   * actor over (a new fencing token), so a copy elsewhere can no longer write it. True when the actor is live here
+   * afterwards.
+   */
+  async adopt<M extends AnyStateMachine>(kind: ActorKind<M>, id: string): Promise<boolean> {
+    if (this.#entries.has(id)) return this.#entries.get(id)!.kind.kind === kind.kind;
+    const [row] = await claimActor(this.#db, id, kind.kind, this.node);
+    if (!row) return false;
+    if (this.#entries.has(id)) this.#forget(id);
+    this.#revive(row, this.#kindOf(kind.kind));
+    return true;
+  }
+
+  /** Starts a stored actor from its snapshot (its deadline armed again) and tells its kind. */
+  #revive(row: ActorRow, kind: ActorKind): void {
+    const actor = createActor(kind.machine, { id: row.id, snapshot: row.snapshot as never });
+    this.#track(row.id, kind, actor, row.createdAt, {
+      fence: row.fence,
+      revision: row.revision,
+      stored: { snapshot: row.snapshot, revision: row.revision, active: true },
+    });
+    kind.restored?.(actor);
   }
 
   /** Retires final actors whose retention has passed: stopped, forgotten, their snapshot rows deleted. */
@@ -296,6 +316,20 @@ export class ActorSystem {
       if (actor.getSnapshot().status === "active") active++;
     }
     return { live: this.#entries.size, active, byKind };
+  }
+
+  /** How many live actors each kind has in each state (a nested state as its JSON). */
+  census(): { kind: string; state: string; count: number }[] {
+    const counts = new Map<string, { kind: string; state: string; count: number }>();
+    for (const { kind, actor } of this.#entries.values()) {
+      const value = actor.getSnapshot().value;
+      const state = typeof value === "string" ? value : JSON.stringify(value);
+      const key = `${kind.kind}\0${state}`;
+      const entry = counts.get(key);
+      if (entry) entry.count++;
+      else counts.set(key, { kind: kind.kind, state, count: 1 });
+    }
+    return [...counts.values()];
   }
 
   /**

@@ -4,18 +4,7 @@
  * configuration; the infra service runs the binary and sends the events.
  */
 import { assign, setup } from "xstate";
-
-/** What is kept of a finished run, and shown by infra_workspace_list. */
-export interface RunRecord {
-  runId: string;
-  action: string;
-  outcome: "succeeded" | "failed" | "cancelled" | "timed out";
-  exitCode: number | null;
-  startedAt: number;
-  finishedAt: number;
-  logFile: string;
-  error?: string;
-}
+import type { RunRecord } from "../src/infra/views.ts";
 
 export interface WorkspaceContext {
   /** The workspace, relative to the root. */
@@ -66,5 +55,3 @@ export const workspaceMachine = setup({
     failed: { on: { RUN: { target: "running", actions: "start" } } },
   },
 });
-
-export type WorkspaceState = "idle" | "running" | "failed";

@@ -45,6 +45,11 @@ export interface Capability {
    * that owns the data dir (`serve`), not in an MCP stdio guest.
    */
   start?(): void | Promise<void>;
+  /**
+   * What a person can open once the server listens at `base` (the main listener's URL): this capability's pages,
+   * documents and extra listeners, by name. Printed at start-up.
+   */
+  endpoints?(base: string): Record<string, string>;
   /** Runs at shutdown, before actors stop and the database closes. */
   stop?(): void | Promise<void>;
 }

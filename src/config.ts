@@ -35,6 +35,10 @@ export const ConfigSchema = Type.Object(
       level: Type.Union([Type.Literal("error"), Type.Literal("warn"), Type.Literal("info"), Type.Literal("debug")], {
         default: "info",
       }),
+      /** `pretty` for a person, `json` lines for machines; `auto` is pretty at a terminal and JSON elsewhere. */
+      format: Type.Union([Type.Literal("auto"), Type.Literal("pretty"), Type.Literal("json")], { default: "auto" }),
+      /** One line per HTTP request (method, route, status, duration, request id, caller), at info. */
+      access: Type.Boolean({ default: true }),
     }),
     actors: Section({
       retention_seconds: Type.Integer({ minimum: 0, default: 3600 }),
@@ -69,6 +73,10 @@ export const ConfigSchema = Type.Object(
       refresh_token_seconds: Type.Integer({ minimum: 60, default: 30 * 86_400 }),
       /** HS256 signing key file; empty means catalog-jwt.key in data_dir, created (mode 0600) when missing. */
       jwt_key_file: Type.String({ default: "" }),
+      /** Product reads (list, search, by id) without a credential, for a public storefront. */
+      public_reads: Type.Boolean({ default: false }),
+      /** Web origins whose pages may call /v2 from a browser (CORS), or "*" for any; none by default. */
+      cors_origins: Type.Array(Type.Union([Type.String({ format: "origin" }), Type.Literal("*")]), { default: [] }),
     }),
     identity: Section({
       trust_domain: Type.String({ minLength: 1, maxLength: 255, default: "platform.local" }),
@@ -270,6 +278,7 @@ const envAliases: Record<string, string> = {
   PORT: "server.port",
   HOST: "server.host",
   LOG_LEVEL: "log.level",
+  LOG_FORMAT: "log.format",
   PLATFORM_ENV: "environment",
   CHAT_TOKEN: "chat.token",
   DATABASE_URL: "database.url",
@@ -356,7 +365,8 @@ function describe({ type, path, value, schema }: ValueError, origins: Origins): 
 /** A person's description of what a schema accepts. */
 export function allowed(schema: TSchema): string {
   if (schema.format in formats) return formats[schema.format]!.allowed;
-  if (schema.anyOf) return `one of ${schema.anyOf.map((s: TSchema) => JSON.stringify(s.const)).join(", ")}`;
+  if (schema.anyOf?.every((s: TSchema) => s.const !== undefined)) return `one of ${schema.anyOf.map((s: TSchema) => JSON.stringify(s.const)).join(", ")}`;
+  if (schema.anyOf) return schema.anyOf.map((s: TSchema) => (s.const !== undefined ? JSON.stringify(s.const) : allowed(s))).join(", or ");
   const kind = schema[Kind] === "Integer" ? "an integer" : schema[Kind] === "Number" ? "a number" : `a ${schema.type}`;
   const range =
     schema.minimum !== undefined && schema.maximum !== undefined

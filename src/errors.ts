@@ -6,7 +6,8 @@
 import { NotFoundError, ParseError, ValidationError } from "elysia";
 import { JsonTooDeep } from "./strict-json.ts";
 
-export type FailureKind = "NOT_FOUND" | "MALFORMED_JSON" | "VALIDATION" | "PAYLOAD_TOO_LARGE" | "INTERNAL";
+/** REFUSED: a capability refused the request on purpose, with a 4xx status and a message of its own. */
+export type FailureKind = "NOT_FOUND" | "MALFORMED_JSON" | "VALIDATION" | "PAYLOAD_TOO_LARGE" | "REFUSED" | "INTERNAL";
 
 export interface Failure {
   kind: FailureKind;
@@ -47,12 +48,15 @@ export function classify(error: unknown, context: { method: string; path: string
   if (error instanceof ParseError) return failure("MALFORMED_JSON", 400, "The request body is not valid JSON");
   if (error instanceof JsonTooDeep) return failure("MALFORMED_JSON", 400, `The request body ${error.message.replace(/^JSON /, "")}`);
   if (error instanceof ValidationError) return failure("VALIDATION", 400, error.messageValue?.message ?? "Invalid request");
+  const status = (error as { status?: unknown } | null)?.status;
+  if (typeof status === "number" && status >= 400 && status < 500) return failure("REFUSED", status, (error as Error).message);
   return failure("INTERNAL", 500, `Internal error; quote request id ${requestId} when reporting it`);
 }
 
 /** The runtime's own wire form, for paths no capability claims. */
 export function runtimeBody({ kind, message, requestId, error }: Failure) {
-  const code = kind === "VALIDATION" ? "VALIDATION_ERROR" : kind === "INTERNAL" ? "INTERNAL_ERROR" : kind;
+  const own = (error as { code?: unknown } | null)?.code;
+  const code = kind === "VALIDATION" ? "VALIDATION_ERROR" : kind === "INTERNAL" ? "INTERNAL_ERROR" : kind === "REFUSED" && typeof own === "string" ? own : kind;
   const details = kind === "VALIDATION" ? { path: (error as ValidationError).valueError?.path } : undefined;
   return { error: { code, message, requestId, ...(details ? { details } : {}) } };
 }

@@ -1,10 +1,13 @@
 /**
- * JSON-line logger on stderr. stdout is reserved for MCP stdio, so nothing here ever writes to it.
- * Context fields are merged into each line; values under secret-looking keys are replaced before writing.
+ * The logger, on stderr: stdout is reserved for MCP stdio, so nothing here ever writes to it. Each line is JSON
+ * (for machines: level, message, timestamp and the context fields) or, for a person at a terminal, `pretty`: the
+ * time, the level, the message and the fields as key=value. Values under secret-looking keys are replaced before
+ * either is written.
  */
 import { writeSync } from "node:fs";
 
 export type LogLevel = "error" | "warn" | "info" | "debug";
+export type LogFormat = "json" | "pretty";
 export type LogFields = Record<string, unknown>;
 
 const rank: Record<LogLevel, number> = { error: 0, warn: 1, info: 2, debug: 3 };
@@ -22,6 +25,7 @@ export interface Logger {
 
 export interface LoggerOptions {
   level?: LogLevel;
+  format?: LogFormat;
   write?: (line: string) => void;
 }
 
@@ -38,12 +42,12 @@ const writeStderr = (line: string) => {
   }
 };
 
-export function createLogger({ level = "info", write = writeStderr }: LoggerOptions = {}, base: LogFields = {}): Logger {
+export function createLogger({ level = "info", format = "json", write = writeStderr }: LoggerOptions = {}, base: LogFields = {}): Logger {
   const threshold = rank[level];
   const emit = (lineLevel: LogLevel, message: string, fields?: LogFields) => {
     if (rank[lineLevel] > threshold) return;
     const line = { level: lineLevel, message, timestamp: new Date().toISOString(), ...base, ...fields };
-    write(JSON.stringify(line, redact) + "\n");
+    write(format === "json" ? JSON.stringify(line, redact) + "\n" : pretty(line));
   };
   return {
     error: (m, f) => emit("error", m, f),
@@ -51,8 +55,21 @@ export function createLogger({ level = "info", write = writeStderr }: LoggerOpti
     info: (m, f) => emit("info", m, f),
     debug: (m, f) => emit("debug", m, f),
     enabled: (l) => rank[l] <= threshold,
-    child: (fields) => createLogger({ level, write }, { ...base, ...fields }),
+    child: (fields) => createLogger({ level, format, write }, { ...base, ...fields }),
   };
+}
+
+/** `auto` reads as pretty at a terminal and JSON lines anywhere else (a file, a pipe, a log collector). */
+export const formatFor = (setting: LogFormat | "auto", terminal = process.stderr.isTTY === true): LogFormat =>
+  setting === "auto" ? (terminal ? "pretty" : "json") : setting;
+
+const levelMark: Record<LogLevel, string> = { error: "ERROR", warn: "WARN ", info: "INFO ", debug: "DEBUG" };
+
+/** `12:04:05.123 INFO  message key=value ...`, with the same redaction as JSON; nested values as JSON. */
+function pretty({ level, message, timestamp, ...fields }: LogFields & { level: LogLevel; message: string; timestamp: string }): string {
+  const redacted = JSON.parse(JSON.stringify(fields, redact)) as LogFields;
+  const pairs = Object.entries(redacted).map(([key, value]) => `${key}=${typeof value === "string" && !/[\s"=]/.test(value) ? value : JSON.stringify(value)}`);
+  return `${timestamp.slice(11, 23)} ${levelMark[level]} ${message}${pairs.length ? `  ${pairs.join(" ")}` : ""}\n`;
 }
 
 function redact(this: unknown, key: string, value: unknown): unknown {

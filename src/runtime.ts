@@ -3,12 +3,12 @@
  * `serve` and `mcp <server>`, so a tool behaves the same whichever way an assistant reaches it.
  */
 import { randomUUID } from "node:crypto";
-import { mkdirSync } from "node:fs";
 import { hostname } from "node:os";
 import { ActorSystem } from "../actors/system.ts";
 import { capabilities as defaultCapabilities } from "./capabilities.ts";
 import type { Capability, CapabilityFactory, Runtime } from "./capability.ts";
 import type { Config } from "./config.ts";
+import { prepareDataDir } from "./data-dir.ts";
 import { lockDataDir } from "./data-dir-lock.ts";
 import { openDatabase, storeOptions, type DatabaseHandle } from "./db/client.ts";
 import { StoreWatch } from "./db/watch.ts";
@@ -50,7 +50,7 @@ export async function startRuntime(
   { role = "owner", mcpServer }: RuntimeOptions = {},
 ): Promise<RunningRuntime> {
   // The owner runs the data dir's actors: a second owner is refused before it touches anything.
-  mkdirSync(config.data_dir, { recursive: true });
+  prepareDataDir(config.data_dir, { production: config.environment === "production" });
   const lock = role === "owner" ? lockDataDir(config.data_dir) : undefined;
   let database: DatabaseHandle;
   try {
@@ -71,24 +71,15 @@ export async function startRuntime(
   health.register("actors", () => ({ status: "ok", ...actors.stats() }));
   // Figures only: a loop that stands still cannot answer /health at all; this says how long it last stood.
   health.register("eventLoop", () => ({ status: "ok", ...loopLag.stats() }));
-  metrics.define((prom, registry) => {
-    new prom.Gauge({
-      name: "platform_event_loop_lag_seconds",
-      help: "How late the event loop last ran a timer",
-      registers: [registry],
-      collect() {
-        this.set(loopLag.stats().lagMs / 1000);
-      },
-    });
-    new prom.Gauge({
-      name: "platform_event_loop_lag_max_seconds",
-      help: "The longest the event loop stood still in the last minute",
-      registers: [registry],
-      collect() {
-        this.set(loopLag.stats().maxLagMs / 1000);
-      },
-    });
-  });
+  metrics.gauge({ name: "platform_event_loop_lag_seconds", help: "How late the event loop last ran a timer" }, () => [
+    { value: loopLag.stats().lagMs / 1000 },
+  ]);
+  metrics.gauge({ name: "platform_event_loop_lag_max_seconds", help: "The longest the event loop stood still in the last minute" }, () => [
+    { value: loopLag.stats().maxLagMs / 1000 },
+  ]);
+  metrics.gauge({ name: "platform_actors", help: "Live actors by kind and state", labelNames: ["kind", "state"] }, () =>
+    actors.census().map(({ kind, state, count }) => ({ labels: { kind, state }, value: count })),
+  );
 
   const capabilities: Capability[] = [];
   const close = async () => {

@@ -1,13 +1,15 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { startSite } from "./browser/site.ts";
-import { repoRoot, serve } from "./support/cli.ts";
+import { repoRoot, runPlatform, serve } from "./support/cli.ts";
 import { startDiscord } from "./support/discord/server.ts";
 import { tempDir } from "./support/temp.ts";
 import { requireTool } from "./support/tools.ts";
+import { expectWorkingInstall, installedIn } from "./vault/assistant.ts";
+import { githubToken } from "./vault/harness.ts";
 
 // The executable runs from an empty folder: no node_modules beside or above it, no source tree.
 const dir = tempDir();
@@ -131,3 +133,51 @@ test("the compiled executable serves the browser MCP server over stdio with only
     site.stop();
   }
 }, 120_000);
+
+test("the compiled executable serves the catalog: its migrations, seeding, the product index, the docs page", async () => {
+  const data = join(dir.path, "catalog");
+  const run = async (args: string[], stdin?: string) => {
+    const proc = Bun.spawn([executable, ...args, "--data-dir", data], { cwd: dir.path, stdin: stdin === undefined ? "ignore" : new Blob([stdin]), stdout: "pipe", stderr: "pipe" });
+    const [code, stderr] = await Promise.all([proc.exited, new Response(proc.stderr).text()]);
+    if (code !== 0) throw new Error(`platform ${args.join(" ")} failed: ${stderr}`);
+  };
+  await run(["catalog", "seed", "--products", "30"]);
+  await run(["catalog", "admin", "--email", "owner@shop.test", "--password-stdin"], "owner-password\n");
+  const server = await serve(data, { command: [executable] });
+  try {
+    const login = await fetch(`${server.url}/v2/auth/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: "owner@shop.test", password: "owner-password" }),
+    });
+    const { accessToken } = (await login.json()) as { accessToken: string };
+    const list = await fetch(`${server.url}/v2/products?search=warranty&sort=price&limit=5`, { headers: { authorization: `Bearer ${accessToken}` } });
+    const page = (await list.json()) as { data: { price: number }[]; pagination: { total: number } };
+    expect(page.pagination.total).toBe(30);
+    expect(page.data.map((p) => p.price)).toEqual(page.data.map((p) => p.price).sort((a, b) => a - b));
+    expect((await fetch(`${server.url}/v2/docs/swagger-ui-bundle.js`)).status).toBe(200);
+  } finally {
+    expect(await server.stop()).toBe(0);
+  }
+});
+
+test("the compiled executable, at a path with spaces and quotes, takes a service on stdin and installs itself for an assistant", async () => {
+  const home = join(dir.path, `it's "installed" here`);
+  mkdirSync(home);
+  const exe = join(home, "platform");
+  copyFileSync(executable, exe);
+  chmodSync(exe, 0o755);
+  const data = join(dir.path, "assistant data");
+  const project = join(dir.path, "assistant project");
+  mkdirSync(project);
+  const run = (args: string[], stdin?: string) => runPlatform([...args, "--data-dir", data, "--log-level", "error"], { command: [exe], cwd: project, stdin });
+
+  expect((await run(["vault", "service", "add", "gh", "--template", "github"], JSON.stringify({ token: githubToken }))).code).toBe(0);
+  const printed = await run(["mcp", "install", "--print"]);
+  expect(JSON.parse(printed.stdout).command).toEqual([exe]);
+  expect(readdirSync(project)).toEqual([]);
+  expect((await run(["mcp", "install"])).code).toBe(0);
+  expect(installedIn(project).server).toMatchObject({ command: exe, args: ["mcp", "vault", "--data-dir", data] });
+  expect(installedIn(project).hooks.PreToolUse).toBe(`'${home.replaceAll("'", "'\\''")}/platform' hook pre-tool`);
+  await expectWorkingInstall(project, { service: "gh", credential: githubToken });
+}, 60_000);

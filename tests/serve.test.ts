@@ -1,8 +1,8 @@
 /** One server per port and per data dir: a second is refused at once, with the reason, and the first goes on. */
 import { afterAll, expect, test } from "bun:test";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { platform, serve } from "./support/cli.ts";
+import { platform, serve, sourceCommand } from "./support/cli.ts";
 import { tempDir } from "./support/temp.ts";
 
 const dir = tempDir();
@@ -66,4 +66,71 @@ test("a lock naming a live process that is not the owner it says (a reused pid) 
   writeFileSync(join(dataDir, "platform.lock"), JSON.stringify({ pid: process.pid, started: "1" }));
   const next = await serve(dataDir, { env: quietSetup });
   expect(await next.stop()).toBe(0);
+});
+
+test("start-up says which URLs are live and how to stop: JSON when stderr is no terminal", async () => {
+  const server = await serve(join(dir.path, "urls"), { env: quietSetup });
+  try {
+    const line = JSON.parse(server.lines.find((l) => l.includes('"message":"listening"'))!);
+    const base = server.url;
+    expect(line).toMatchObject({ stop: expect.stringContaining("SIGTERM") });
+    expect(line.urls).toMatchObject({
+      health: `${base}/health`,
+      "MCP server vault": `${base}/mcp/vault`,
+      "catalog API docs": `${base}/v2/docs`,
+      "vault setup page (link works once)": expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/login\?once=/),
+    });
+    for (const url of [line.urls.health, line.urls["catalog API docs"]]) expect((await fetch(url)).status).toBe(200);
+  } finally {
+    await server.stop();
+  }
+});
+
+test("at a terminal, start-up prints a block for a person and the logs read as pretty lines", async () => {
+  // `script` gives the server a real terminal; its output comes back on our pipe.
+  const dataDir = join(dir.path, "terminal");
+  const command = `exec ${sourceCommand.join(" ")} serve --host 127.0.0.1 --port 0 --data-dir ${dataDir}`;
+  const proc = Bun.spawn(["script", "-qfc", command, "/dev/null"], { env: { ...process.env, ...quietSetup }, stdout: "pipe", stderr: "pipe" });
+  const reader = proc.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  while (!text.includes("to stop it gracefully")) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += value;
+  }
+  proc.kill("SIGTERM");
+  await proc.exited;
+  expect(text).toMatch(/Platform is listening on http:\/\/127\.0\.0\.1:\d+ \(production; data in /);
+  expect(text).toMatch(/ {2}health +http:\/\/127\.0\.0\.1:\d+\/health/);
+  expect(text).toMatch(/\d\d:\d\d:\d\d\.\d{3} INFO  vault setup page/);
+  expect(text).not.toContain('{"level"');
+});
+
+test("a data dir that cannot be used is named with the reason; nothing starts", async () => {
+  const file = join(dir.path, "not-a-dir");
+  writeFileSync(file, "");
+  const { code, stderr } = await refused(["--host", "127.0.0.1", "--port", "0", "--data-dir", file]);
+  expect(code).toBe(1);
+  expect(stderr).toBe(`platform serve: cannot use data dir ${file}: it is not a directory; choose another with --data-dir or PLATFORM_DATA_DIR\n`);
+  // Under /proc nothing can be made, not even by root.
+  const nowhere = await refused(["--host", "127.0.0.1", "--port", "0", "--data-dir", "/proc/platform-data"]);
+  expect(nowhere.code).toBe(1);
+  expect(nowhere.stderr).toStartWith("platform serve: cannot use data dir /proc/platform-data: ");
+});
+
+test("in production the data dir is the owner's alone (0700) and the database, keys and logs are 0600", async () => {
+  const dataDir = join(dir.path, "private");
+  mkdirSync(dataDir, { mode: 0o755 });
+  const server = await serve(dataDir, { env: quietSetup });
+  try {
+    // A decision writes the audit log; a failed vault call writes the vault's audit rows and its keys exist already.
+    await fetch(`${server.url}/rpc`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"jsonrpc":"2.0","id":1,"method":"task.send","params":{"type":"health"}}' });
+    await server.waitForLine((line) => line.includes('"component":"access"') && line.includes('"route":"/rpc"'));
+  } finally {
+    expect(await server.stop()).toBe(0);
+  }
+  const mode = (path: string) => statSync(join(dataDir, path)).mode & 0o777;
+  expect(mode(".")).toBe(0o700);
+  for (const file of ["platform.db", "audit.jsonl", "vault-keys/master.key", "catalog-jwt.key"]) expect([file, mode(file)]).toEqual([file, 0o600]);
+  for (const file of readdirSync(dataDir).filter((f) => f.startsWith("platform.db"))) expect([file, mode(file)]).toEqual([file, 0o600]);
 });

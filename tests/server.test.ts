@@ -1,17 +1,17 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { createLogger } from "../src/log.ts";
 import { platformCapability } from "../src/platform/tools.ts";
 import { fixtureCapability } from "./fixtures/capability.ts";
 import { startApp, type RunningApp } from "./support/app.ts";
+import { logLines } from "./support/log-lines.ts";
 
-const logged: string[] = [];
+const { log, lines: logged, until: loggedLine } = logLines();
 let running: RunningApp;
 let base = "";
 
 beforeAll(async () => {
   running = await startApp([platformCapability, fixtureCapability], {
     env: { PLATFORM_SERVER__BODY_LIMIT: "2048" },
-    log: createLogger({ write: (l) => void logged.push(l) }),
+    log,
   });
   base = running.base;
 });
@@ -35,6 +35,29 @@ test("every response carries a request id; a sane one from the client is kept", 
   expect(kept.headers.get("x-request-id")).toBe("trace-42");
   const replaced = await fetch(`${base}/health`, { headers: { "x-request-id": "bad id\twith spaces" } });
   expect(replaced.headers.get("x-request-id")).not.toContain("bad");
+});
+
+test("a capability's refusal keeps its status and code, and is no error in the log; a fault is, with the id the answer carries", async () => {
+  const refused = await fetch(`${base}/refused`, { headers: { "x-request-id": "refusal-1" } });
+  expect(refused.status).toBe(403);
+  expect(await refused.json()).toEqual({ error: { code: "FORBIDDEN", message: "you may not", requestId: "refusal-1" } });
+  await fetch(`${base}/nowhere`, { headers: { "x-request-id": "refusal-2" } });
+  const errors = logged.map((l) => JSON.parse(l)).filter((l) => l.level === "error");
+  expect(errors.filter((l) => ["refusal-1", "refusal-2"].includes(l.requestId))).toEqual([]);
+});
+
+test("every request gets one access line: method, route, status, duration, request id; never the query or the body", async () => {
+  await fetch(`${base}/echo?token=query-secret-1`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-request-id": "access-1", authorization: "Bearer header-secret-2" },
+    body: JSON.stringify({ word: "bodysecret" }),
+  });
+  await fetch(`${base}/nowhere?key=query-secret-3`, { headers: { "x-request-id": "access-2" } });
+  const access = (id: string) => loggedLine((l) => l.includes('"component":"access"') && l.includes(`"requestId":"${id}"`)).then((l) => JSON.parse(l));
+  expect(await access("access-1")).toMatchObject({ level: "info", message: "request", method: "POST", route: "/echo", status: 200, duration: expect.any(Number) });
+  expect(await access("access-2")).toMatchObject({ route: "(no route)", status: 404 });
+  const lines = logged.filter((l) => l.includes('"component":"access"'));
+  for (const secret of ["query-secret-1", "header-secret-2", "bodysecret", "query-secret-3"]) expect(lines.join("\n")).not.toContain(secret);
 });
 
 test("unknown routes are a JSON 404", async () => {

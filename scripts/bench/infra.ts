@@ -127,7 +127,7 @@ const viaTool = async () => {
   const started = performance.now();
   const result = await infra.run({ path: "plan", action: "plan" } as never);
   const total = performance.now() - started;
-  outside.push(total - (result.duration_ms as number));
+  outside.push(total - result.duration_ms);
   return total;
 };
 await direct();

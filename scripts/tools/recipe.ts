@@ -108,9 +108,10 @@ export function replaceLines(goMod: string): [string, string][] {
 /**
  * A Python package's console scripts, in a virtual environment of its own: `pip install package==version`. A venv's
  * scripts name its python by absolute path, which the move out of the scratch folder breaks, so each script gets
- * a launcher that runs it with the venv's python wherever the venv now lives.
+ * a launcher that runs it with the venv's python wherever the venv now lives. A library with no scripts is reached
+ * through the venv's python itself, under the name `python` gets in `scripts` (`{ python: "prometheus-python" }`).
  */
-export const pythonVenv = (name: string, pkg: string, version: string, scripts: string[], purpose: string): Recipe => ({
+export const pythonVenv = (name: string, pkg: string, version: string, scripts: (string | { python: string })[], purpose: string): Recipe => ({
   name,
   version,
   purpose,
@@ -123,13 +124,11 @@ export const pythonVenv = (name: string, pkg: string, version: string, scripts: 
     mkdirSync(join(dir, "bin"));
     return Object.fromEntries(
       scripts.map((script) => {
-        const launcher = join(dir, "bin", script);
-        writeFileSync(
-          launcher,
-          `#!/bin/sh\nvenv="$(dirname "$(readlink -f "$0")")/../venv"\nexec "$venv/bin/python" "$venv/bin/${script}" "$@"\n`,
-          { mode: 0o755 },
-        );
-        return [script, launcher];
+        const bin = typeof script === "string" ? script : script.python;
+        const launcher = join(dir, "bin", bin);
+        const target = typeof script === "string" ? ` "$venv/bin/${script}"` : "";
+        writeFileSync(launcher, `#!/bin/sh\nvenv="$(dirname "$(readlink -f "$0")")/../venv"\nexec "$venv/bin/python"${target} "$@"\n`, { mode: 0o755 });
+        return [bin, launcher];
       }),
     );
   },

@@ -37,4 +37,5 @@ export const tools: Recipe[] = [
     "the PostgreSQL server the store and cluster tests run against",
   ),
   pythonVenv("checkov", "checkov", "3.3.30", ["checkov"], "the scanner the infra security rules are checked against"),
+  pythonVenv("prometheus-client", "prometheus-client", "0.23.1", [{ python: "prometheus-python" }], "Prometheus' own Python client, whose parser reads /metrics in the tests"),
 ];

@@ -21,7 +21,7 @@ import { PushNotifications } from "./push.ts";
 import { TaskManager } from "./service.ts";
 
 export const a2aCapability: CapabilityFactory = (runtime) => {
-  const { config, log, database, actors, mcp, health } = runtime;
+  const { config, log, database, actors, mcp, health, metrics } = runtime;
   const a2aLog = log.child({ component: "a2a" });
   // Every call is checked before its handler runs; the caller is who the mTLS front verified, never a header.
   const security = securityOf(runtime);
@@ -62,8 +62,10 @@ export const a2aCapability: CapabilityFactory = (runtime) => {
     log: a2aLog,
   });
   health.register("a2a", () => server.health());
+  metrics.gauge({ name: "platform_sse_subscribers", help: "Open event streams of A2A tasks" }, () => [{ value: taskManager.streams }]);
   return {
     name: "a2a",
+    endpoints: (base) => ({ "A2A agent card": `${base}/.well-known/agent-card.json`, "A2A JSON-RPC": `${base}/rpc` }),
     http: server.plugin,
     // What the runtime catches before /rpc reads a body (an oversized one, a fault) still answers in JSON-RPC.
     errors: { prefix: "/rpc", render: ({ kind, message, status }) => rpcErrorResponse(rpcCodeOf[kind], message, status) },
@@ -88,6 +90,7 @@ const rpcCodeOf: Record<FailureKind, number> = {
   MALFORMED_JSON: RpcCode.ParseError,
   VALIDATION: RpcCode.InvalidParams,
   PAYLOAD_TOO_LARGE: RpcCode.InvalidRequest,
+  REFUSED: RpcCode.InvalidRequest,
   INTERNAL: RpcCode.InternalError,
 };
 

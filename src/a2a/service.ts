@@ -55,6 +55,7 @@ export interface TaskManagerOptions {
 const historyLimit = 64;
 
 export class TaskManager {
+  #streams = 0;
   readonly kind: TaskKind;
   #actors!: ActorSystem;
   #db!: Db;
@@ -145,6 +146,21 @@ export class TaskManager {
     if (snapshot?.status === "active") return updateOf(snapshot);
     const row = await repo.findTask(this.#db, id);
     return row && { id: row.id, revision: row.revision, state: row.state as TaskState, task: taskOfRow(row), final: finalStates.has(row.state as TaskState) };
+  }
+
+  /** Open event streams of tasks (SSE subscribers), for /metrics. */
+  get streams(): number {
+    return this.#streams;
+  }
+
+  /** Counts a stream as open; the returned function counts it closed (once, however often it is called). */
+  streamOpened(): () => void {
+    this.#streams++;
+    let open = true;
+    return () => {
+      if (open) this.#streams--;
+      open = false;
+    };
   }
 
   /** How many tasks are in `state`, without reading them. */

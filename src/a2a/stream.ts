@@ -43,11 +43,12 @@ export function taskEventStream(manager: TaskManager, id: string, afterRevision:
       controller.enqueue(encoder.encode(`retry: ${retryMs}\n\n`));
       // Watch before reading the present, so nothing stored in between is missed; `send` drops repeats.
       const unwatch = manager.watch(id, send);
+      const streamClosed = manager.streamOpened();
       const keepAlive = setInterval(() => !closed && controller.enqueue(encoder.encode(": keep-alive\n\n")), keepAliveMs);
       keepAlive.unref();
       const onAbort = () => close();
       signal?.addEventListener("abort", onAbort, { once: true });
-      cleanup = () => (unwatch?.(), clearInterval(keepAlive), signal?.removeEventListener("abort", onAbort));
+      cleanup = () => (unwatch?.(), streamClosed(), clearInterval(keepAlive), signal?.removeEventListener("abort", onAbort));
 
       const missed = afterRevision > 0 ? manager.changesSince(id, afterRevision) : undefined;
       if (missed) for (const update of missed) send(update);

@@ -113,6 +113,10 @@ export const authzCapability: CapabilityFactory = async (runtime) => {
       ? new Bundles(store, [{ name: settings.bundle.name, source: settings.bundle.source, pollingSeconds: settings.bundle.polling_seconds }], log)
       : undefined;
 
+  runtime.metrics.countFrom({ name: "platform_policy_decisions_total", help: "Authorization decisions, by result", labelNames: ["result"] }, () => {
+    const { allowed, denied } = service.stats();
+    return [{ labels: { result: "allowed" }, value: allowed }, { labels: { result: "denied" }, value: denied }];
+  });
   health.register("authorization", () => {
     const auditStats = audit?.stats();
     const troubled = auditStats && (auditStats.dropped > 0 || auditStats.pending > 0 && auditStats.failedAttempts > 0);
@@ -134,6 +138,10 @@ export const authzCapability: CapabilityFactory = async (runtime) => {
   return {
     name: "authz",
     identify: security.identify,
+    endpoints: () => ({
+      ...(parts.front ? { "mTLS (A2A with SPIFFE identities)": `https://${identity.mtls.host}:${parts.front.port}` } : {}),
+      ...(opaServer ? { "OPA-compatible API": `http://${settings.opa_api.host}:${opaServer.port}` } : {}),
+    }),
     // Learns the main listener when it starts, so the mTLS front knows where to forward and whom to identify.
     http: new Elysia({ name: "identity.peers" }).onStart(({ server }) => {
       parts.appServer = server ?? undefined;

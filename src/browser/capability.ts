@@ -96,6 +96,10 @@ export const browserCapability = (({ config, log, database, actors, mcp, health 
     http: browserHttp(browser, log, settings.api_keys),
     errors: { prefix: browserPrefixes, render: (failure) => errorBody(failure.kind === "INTERNAL" ? failure.error : asBrowserError(failure), log).body },
     extraListener: () => extra?.server && `http://${extra.server.hostname}:${extra.server.port}`,
+    endpoints: (base) => ({
+      "browser API": `${base}/`,
+      ...(extra?.server ? { "browser API (extra listener)": `http://${extra.server.hostname}:${extra.server.port}/` } : {}),
+    }),
     start() {
       if (settings.listen) extra = startListener(settings.listen, browserHttp(browser, log, settings.api_keys), health, log);
     },

@@ -75,11 +75,19 @@ export function requireRole(principal: Principal | undefined, ...allowed: Role[]
   return principal;
 }
 
+/** How many verified access tokens are remembered; past it, the one remembered longest is forgotten. */
+const keptTokens = 10_000;
+
 export class AuthService {
   readonly #db: Db;
   readonly #key: Uint8Array;
   readonly #accessSeconds: number;
   readonly #refreshSeconds: number;
+  /**
+   * Access tokens already verified, with whom they name and when they expire. A token's claims never change,
+   * so remembering them is the same as verifying again (an HMAC and a key import each time) until it expires.
+   */
+  readonly #verified = new Map<string, { principal: Principal; expiresAt: number }>();
 
   constructor(db: Db, key: Uint8Array, { access_token_seconds, refresh_token_seconds }: Config["catalog"]) {
     this.#db = db;
@@ -130,16 +138,22 @@ export class AuthService {
     if (!authorization) return undefined;
     const [scheme, token] = authorization.split(" ");
     if (scheme?.toLowerCase() !== "bearer" || !token) throw unauthorized("Authorization must be 'Bearer <token>'");
+    const known = this.#verified.get(token);
+    if (known && known.expiresAt > Date.now()) return known.principal;
     const { errors: joseErrors, jwtVerify } = await jose();
     try {
       const { payload } = await jwtVerify(token, this.#key, { algorithms: [algorithm], issuer, audience, requiredClaims: ["exp", "sub"] });
       const role = roles.find((r) => r === payload.role);
-      if (!role) throw unauthorized("Access token carries no valid role");
-      return { id: `customer:${payload.sub}`, role, customerId: payload.sub! };
+      if (!role) throw unauthorized("Access token carries no valid role", { invalidToken: true });
+      const principal: Principal = { id: `customer:${payload.sub}`, role, customerId: payload.sub! };
+      this.#verified.delete(token);
+      if (this.#verified.size >= keptTokens) this.#verified.delete(this.#verified.keys().next().value!);
+      this.#verified.set(token, { principal, expiresAt: payload.exp! * 1000 });
+      return principal;
     } catch (error) {
       if (error instanceof CatalogError) throw error;
       const expired = error instanceof joseErrors.JWTExpired;
-      throw unauthorized(expired ? "Access token has expired; refresh it" : "Access token is not valid");
+      throw unauthorized(expired ? "Access token has expired; refresh it" : "Access token is not valid", { invalidToken: true });
     }
   }
 

@@ -13,11 +13,7 @@ export class ChangeCache<V> {
 
   /** The value for `key` as of `mark`: the kept one, or `compute()`'s, which is then kept (unless it fails). */
   get(mark: string, key: string, compute: () => Promise<V>): Promise<V> {
-    if (mark !== this.#mark) {
-      this.#values.clear();
-      this.#mark = mark;
-    }
-    let value = this.#values.get(key);
+    let value = this.peek(mark, key);
     if (value === undefined) {
       value = compute();
       // Full: the value kept longest goes (a Map iterates in insertion order).
@@ -29,5 +25,14 @@ export class ChangeCache<V> {
       });
     }
     return value;
+  }
+
+  /** The value kept for `key` as of `mark`, if any. */
+  peek(mark: string, key: string): Promise<V> | undefined {
+    if (mark !== this.#mark) {
+      this.#values.clear();
+      this.#mark = mark;
+    }
+    return this.#values.get(key);
   }
 }

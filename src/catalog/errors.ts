@@ -1,16 +1,19 @@
 /**
- * The catalog's errors and their wire form `{ code, message, details }`. A CatalogError knows its HTTP status;
- * Elysia's validation errors are translated here so that `details.fields` names every offending field.
+ * The catalog's errors and their wire form `{ code, message, details }`. A CatalogError knows its HTTP response;
+ * every other failure on /v2 (no route, malformed JSON, validation, an oversized body, a fault) reaches the
+ * catalog's error surface, which answers it the same way. Elysia's validation errors are translated here so that
+ * `details.fields` names every offending field.
  */
 import { ValidationError } from "elysia";
-import type { TSchema } from "@sinclair/typebox";
-import { Value } from "@sinclair/typebox/value";
+import type { ErrorSurface, Failure } from "../errors.ts";
+import { JsonTooDeep } from "../strict-json.ts";
 
 export type CatalogErrorCode =
   | "VALIDATION_ERROR"
   | "UNAUTHORIZED"
   | "FORBIDDEN"
   | "NOT_FOUND"
+  | "METHOD_NOT_ALLOWED"
   | "CONFLICT"
   | "PAYLOAD_TOO_LARGE"
   | "RATE_LIMITED"
@@ -21,6 +24,7 @@ const statusOf: Record<CatalogErrorCode, number> = {
   UNAUTHORIZED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
   CONFLICT: 409,
   PAYLOAD_TOO_LARGE: 413,
   RATE_LIMITED: 429,
@@ -39,6 +43,8 @@ export class CatalogError extends Error {
     readonly code: CatalogErrorCode,
     message: string,
     readonly details?: Record<string, unknown>,
+    /** Headers the answer needs besides the body, such as a 401's challenge or a 429's Retry-After. */
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
     this.status = statusOf[code];
@@ -47,14 +53,27 @@ export class CatalogError extends Error {
   toJSON() {
     return { code: this.code, message: this.message, details: this.details ?? {} };
   }
+
+  /** The runtime answers an error that has this with it as is: a refusal is not a fault and is not logged as one. */
+  toResponse(): Response {
+    return Response.json(this.toJSON(), { status: this.status, headers: this.headers });
+  }
 }
 
 export const invalid = (fields: FieldIssue[]) =>
   new CatalogError("VALIDATION_ERROR", `Invalid ${fields.map((f) => f.field).join(", ")}`, { fields });
 export const notFound = (what: string, id: string) => new CatalogError("NOT_FOUND", `${what} ${id} does not exist`, { id });
 export const conflict = (message: string, details: Record<string, unknown>) => new CatalogError("CONFLICT", message, details);
-export const unauthorized = (message = "Authentication required: send a bearer token or an X-API-Key") =>
-  new CatalogError("UNAUTHORIZED", message);
+/**
+ * A 401 with its challenge (RFC 9110 11.6.1): Bearer, and for a bearer token that was sent but does not verify,
+ * RFC 6750's `invalid_token`.
+ */
+export const unauthorized = (message = "Authentication required: send a bearer token or an X-API-Key", { invalidToken = false } = {}) =>
+  new CatalogError("UNAUTHORIZED", message, undefined, {
+    "www-authenticate": invalidToken ? `Bearer realm="catalog", error="invalid_token", error_description="${message}"` : 'Bearer realm="catalog"',
+  });
+export const rateLimited = (retryAfter: number) =>
+  new CatalogError("RATE_LIMITED", `Too many requests; retry in ${retryAfter} s`, { retryAfter }, { "retry-after": String(retryAfter) });
 export const forbidden = (message: string) => new CatalogError("FORBIDDEN", message);
 
 /** Elysia's validation failure, as the fields people would name: `items[0].quantity`, `page`. */
@@ -79,7 +98,8 @@ const fieldName = (pointer: string) =>
     .map((part, i) => (/^\d+$/.test(part) ? `[${part}]` : i === 0 ? part : `.${part}`))
     .join("");
 
-function describe(schema: Record<string, any> | undefined, fallback: string): string {
+/** What a field's schema asks for, in words: "must be an integer >= 1 <= 100", "must be one of: ...". */
+export function describe(schema: Record<string, any> | undefined, fallback = "is not valid"): string {
   if (!schema) return fallback;
   if (schema.not && typeof schema.not === "object" && !Object.keys(schema.not).length) return "is not a known field";
   const literals = (schema.anyOf as { const?: unknown }[] | undefined)?.map((s) => s.const);
@@ -93,36 +113,18 @@ function describe(schema: Record<string, any> | undefined, fallback: string): st
   return fallback.replace(/^Expected/, "expected");
 }
 
-/**
- * Any failure of a /v2 request in the catalog's terms. `status` is what the app-wide handler already chose,
- * which tells an oversized body apart from other faults.
- */
-export function toCatalogError(code: string | number, error: unknown, status: number, requestId: string): CatalogError {
-  if (error instanceof CatalogError) return error;
-  if (error instanceof ValidationError) return fromValidation(error);
-  if (status === 413) return new CatalogError("PAYLOAD_TOO_LARGE", "The request body is too large");
-  if (code === "PARSE") return invalid([{ field: "body", message: "is not valid JSON" }]);
-  if (code === "NOT_FOUND") return new CatalogError("NOT_FOUND", "No such route");
-  return new CatalogError("INTERNAL_ERROR", `Internal error; quote request id ${requestId} when reporting it`, { requestId });
-}
+/** Every failure on /v2 that is not a CatalogError, in the catalog's form (see Capability.errors). */
+export const catalogErrors: ErrorSurface = {
+  prefix: "/v2",
+  render: (failure) => fromFailure(failure).toResponse(),
+};
 
-/**
- * A query string's failures, field by field. Elysia converts query numbers one property at a time and, when a
- * converted number breaks its range, reports the failure without the property's name; checking the whole
- * query again, with numeric text read as numbers, names every offending parameter.
- */
-export function queryErrors(schema: TSchema, query: Record<string, unknown>): CatalogError | undefined {
-  const numeric = (s: TSchema | undefined) => !!s && (s.type === "number" || s.type === "integer" || !!s.anyOf?.some(numeric));
-  const read = Object.fromEntries(
-    Object.entries(query).map(([key, value]) => [
-      key,
-      typeof value === "string" && value.trim() !== "" && numeric(schema.properties?.[key]) && !Number.isNaN(Number(value)) ? Number(value) : value,
-    ]),
-  );
-  const fields: FieldIssue[] = [];
-  for (const issue of Value.Errors(schema, read)) {
-    const field = fieldName(issue.path);
-    if (field && !fields.some((f) => f.field === field)) fields.push({ field, message: describe(issue.schema, issue.message) });
-  }
-  return fields.length ? invalid(fields) : undefined;
+function fromFailure({ kind, status, message, error, requestId }: Failure): CatalogError {
+  if (error instanceof ValidationError) return fromValidation(error);
+  if (kind === "MALFORMED_JSON")
+    return invalid([{ field: "body", message: error instanceof JsonTooDeep ? `is JSON nested deeper than ${error.maxDepth} levels` : "is not valid JSON" }]);
+  if (status === 413) return new CatalogError("PAYLOAD_TOO_LARGE", message);
+  if (status === 404) return new CatalogError("NOT_FOUND", message);
+  if (status === 400) return invalid([{ field: "body", message }]);
+  return new CatalogError("INTERNAL_ERROR", `Internal error; quote request id ${requestId} when reporting it`, { requestId });
 }

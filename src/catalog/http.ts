@@ -2,9 +2,11 @@
  * The `/v2` REST surface: routes, their schemas, credentials and rate limits, and the catalog's wire errors.
  * Every rule lives in the services; this file only reads the request and shapes the reply.
  */
-import { Elysia, status, t, type TSchema } from "elysia";
+import { Elysia, status, t } from "elysia";
+import type { TObject } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
 import type { AuthService, Principal } from "./auth.ts";
-import { CatalogError, notFound, queryErrors, toCatalogError } from "./errors.ts";
+import { CatalogError, describe, invalid, notFound, rateLimited, type FieldIssue } from "./errors.ts";
 import {
   ApiKey,
   ApiKeyInput,
@@ -32,6 +34,8 @@ import {
   StatusChange,
   Tokens,
 } from "./model.ts";
+import { jsonReply } from "./conditional.ts";
+import { CorsPolicy } from "./cors.ts";
 import { apiDocs } from "./openapi.ts";
 import type { SlidingWindowLimiter } from "./rate-limit.ts";
 import type { CatalogService } from "./service.ts";
@@ -41,30 +45,68 @@ export interface CatalogHttpOptions {
   auth: AuthService;
   limiter: SlidingWindowLimiter;
   limits: { authenticated: number; anonymous: number };
+  /** Product reads open to anyone: the document then says so. */
+  publicReads: boolean;
+  /** Origins whose browser pages may call (catalog.cors_origins). */
+  corsOrigins: readonly string[];
 }
 
-// Either scheme is accepted on each secured route.
+// Either scheme is accepted on each secured route; on the others a credential may be sent (it is checked and
+// counted) but none is needed.
 const security: Record<string, string[]>[] = [{ bearerAuth: [] }, { apiKey: [] }];
 const secured = { security };
-/** The list routes' query schemas, to name the parameter in a failure Elysia reports without one. */
-const listQueries: Record<string, TSchema> = { "/v2/products": ProductQuery, "/v2/orders": OrderQuery, "/v2/customers": CustomerQuery };
+const open = { security: [{}, ...security] };
 const errors = (...codes: number[]) => Object.fromEntries(codes.map((code) => [code, ErrorBody]));
 
-export const catalogHttp = ({ catalog, auth, limiter, limits }: CatalogHttpOptions) =>
-  new Elysia({ name: "catalog.http", prefix: "/v2" })
-    // The app-wide error handler answers first, in the runtime's format; this re-answers in the catalog's,
-    // from the original error, for every /v2 route (the app-wide one has already logged any internal fault).
-    .mapResponse((context) => {
-      // On the error path Elysia's context also carries `code` and `error`; its types leave them out here.
-      const { code, error, set, request, route, query } = context as typeof context & { code?: string | number; error?: unknown };
-      if (code === undefined) return;
-      const listQuery = request.method === "GET" && code === "VALIDATION" ? listQueries[route] : undefined;
-      const failure =
-        (listQuery && queryErrors(listQuery, query)) ?? toCatalogError(code, error, Number(set.status), String(set.headers["x-request-id"]));
-      return Response.json(failure.toJSON(), { status: failure.status });
-    })
-    // Runs before validation, so even a refused or malformed request is counted and carries the headers.
-    .derive({ as: "scoped" }, async ({ request, server, set }): Promise<{ principal: Principal | undefined }> => {
+const plainDecimal = { integer: /^\d+$/, number: /^\d+(\.\d+)?$/ };
+/**
+ * A list route's query schema, and the hook that reads its numbers before validation: from plain decimal text
+ * only ("0x10", "1e2", " 3" and "+3" are refused), each checked against its own schema so that a failure names
+ * its parameter. Everything else in a query is text.
+ */
+const listQuery = <S extends TObject>(schema: S) => ({
+  query: schema,
+  transform({ query, request }: { query: Record<string, unknown>; request: Request }) {
+    const issues: FieldIssue[] = [];
+    // A parameter given twice is refused, not read as one of its values.
+    const given = new URL(request.url).searchParams;
+    for (const field of new Set(given.keys())) if (given.getAll(field).length > 1) issues.push({ field, message: "is given more than once" });
+    for (const [field, text] of Object.entries(query)) {
+      if (issues.some((issue) => issue.field === field)) continue;
+      const rule = schema.properties[field];
+      if (typeof text !== "string" || (rule?.type !== "integer" && rule?.type !== "number")) continue;
+      const value = plainDecimal[rule.type as "integer" | "number"].test(text) ? Number(text) : Number.NaN;
+      if (Value.Check(rule, value)) query[field] = value;
+      else issues.push({ field, message: `${describe(rule)}, written in plain decimal` });
+    }
+    if (issues.length) throw invalid(issues);
+  },
+});
+
+/** Bodies are JSON, by their Content-Type (`application/json`, with or without parameters such as a charset). */
+const json = /^application\/json\s*(;|$)/;
+
+/** Whether a request is for /v2, read from its URL without parsing it: this is asked of every request. */
+function onCatalogPath(url: string): boolean {
+  const path = url.indexOf("/", url.indexOf("//") + 2);
+  const next = url[path + 3];
+  return url.startsWith("/v2", path) && (next === undefined || next === "/" || next === "?");
+}
+
+export const catalogHttp = ({ catalog, auth, limiter, limits, publicReads, corsOrigins }: CatalogHttpOptions) => {
+  const reads = publicReads ? open : secured;
+  const cors = new CorsPolicy(corsOrigins);
+  /** Who each admitted request is, by its context's `set` (the one object every stage of a request shares). */
+  const principals = new WeakMap<object, Principal | undefined>();
+  const plugin = new Elysia({ name: "catalog.http", prefix: "/v2" })
+    // Before anything reads the body: every /v2 request is counted and carries the rate-limit headers, including
+    // one whose body turns out malformed or too large.
+    .onRequest(async ({ request, server, set }) => {
+      if (!onCatalogPath(request.url)) return;
+      const origin = request.headers.get("origin");
+      Object.assign(set.headers, cors.headers(origin));
+      // A preflight carries no credential and asks nothing of the API: it is answered here, and not counted.
+      if (request.method === "OPTIONS" && request.headers.has("access-control-request-method")) return cors.preflight(origin);
       let principal: Principal | undefined;
       let refusal: CatalogError | undefined;
       try {
@@ -78,12 +120,22 @@ export const catalogHttp = ({ catalog, auth, limiter, limits }: CatalogHttpOptio
       set.headers["x-ratelimit-limit"] = String(decision.limit);
       set.headers["x-ratelimit-remaining"] = String(decision.remaining);
       set.headers["x-ratelimit-reset"] = String(decision.reset);
-      if (!decision.allowed) {
-        set.headers["retry-after"] = String(decision.retryAfter);
-        throw new CatalogError("RATE_LIMITED", `Too many requests; retry in ${decision.retryAfter} s`, { retryAfter: decision.retryAfter });
-      }
+      if (!decision.allowed) throw rateLimited(decision.retryAfter);
       if (refusal) throw refusal;
-      return { principal };
+      principals.set(set, principal);
+    })
+    .derive({ as: "scoped" }, ({ set }) => ({ principal: principals.get(set) }))
+    // A body is a JSON object: text, a form, an array or a bare value is refused as such, not field by field.
+    .onTransform({ as: "scoped" }, ({ request, body }) => {
+      if (body === undefined) return;
+      if (!json.test(request.headers.get("content-type") ?? ""))
+        throw invalid([{ field: "body", message: "must be JSON, sent with Content-Type: application/json" }]);
+      if (body === null || typeof body !== "object" || Array.isArray(body)) throw invalid([{ field: "body", message: "must be a JSON object" }]);
+    })
+    // Every read is JSON with an ETag; a client whose copy is current gets 304 and no body.
+    .onAfterHandle({ as: "scoped" }, ({ request, response }) => {
+      if (request.method === "GET" && response !== null && typeof response === "object" && !(response instanceof Response))
+        return jsonReply(response, request.headers.get("if-none-match"));
     })
     .use(apiDocs())
 
@@ -91,12 +143,12 @@ export const catalogHttp = ({ catalog, auth, limiter, limits }: CatalogHttpOptio
     .post("/auth/login", ({ body }) => auth.login(body.email, body.password), {
       body: Login,
       response: { 200: Tokens, ...errors(400, 401, 429) },
-      detail: { tags: ["auth"], summary: "Sign in with email and password" },
+      detail: { tags: ["auth"], summary: "Sign in with email and password", ...open },
     })
     .post("/auth/refresh", ({ body }) => auth.refresh(body.refreshToken), {
       body: RefreshInput,
       response: { 200: Tokens, ...errors(400, 401, 429) },
-      detail: { tags: ["auth"], summary: "Trade a refresh token for a new token pair (the old one stops working)" },
+      detail: { tags: ["auth"], summary: "Trade a refresh token for a new token pair (the old one stops working)", ...open },
     })
     .post(
       "/auth/logout",
@@ -104,7 +156,7 @@ export const catalogHttp = ({ catalog, auth, limiter, limits }: CatalogHttpOptio
         await auth.logout(body.refreshToken);
         set.status = 204;
       },
-      { body: RefreshInput, response: { 204: t.Void(), ...errors(400, 401, 429) }, detail: { tags: ["auth"], summary: "Revoke a login" } },
+      { body: RefreshInput, response: { 204: t.Void(), ...errors(400, 401, 429) }, detail: { tags: ["auth"], summary: "Revoke a login", ...open } },
     )
     .post("/api-keys", async ({ principal, body }) => status(201, await auth.createApiKey(principal, body)), {
       body: ApiKeyInput,
@@ -125,20 +177,20 @@ export const catalogHttp = ({ catalog, auth, limiter, limits }: CatalogHttpOptio
     )
 
     // --- products ---
-    .get("/products", ({ query }) => catalog.listProducts(query), {
-      query: ProductQuery,
-      response: { 200: Page(Product), ...errors(400, 429) },
-      detail: { tags: ["products"], summary: "List products, newest first, with filters" },
+    .get("/products", ({ principal, query }) => catalog.listProducts(principal, query), {
+      ...listQuery(ProductQuery),
+      response: { 200: Page(Product), ...errors(400, 401, 403, 429) },
+      detail: { tags: ["products"], summary: "List products, newest first, with filters", ...reads },
     })
     .post("/products", async ({ principal, body }) => status(201, await catalog.createProduct(principal, body)), {
       body: ProductInput,
       response: { 201: Product, ...errors(400, 401, 403, 409, 429) },
       detail: { tags: ["products"], summary: "Create a product (admin)", ...secured },
     })
-    .get("/products/:productId", ({ params }) => catalog.getProduct(params.productId), {
+    .get("/products/:productId", ({ principal, params }) => catalog.getProduct(principal, params.productId), {
       params: ProductParams,
-      response: { 200: Product, ...errors(400, 404, 429) },
-      detail: { tags: ["products"], summary: "Get a product" },
+      response: { 200: Product, ...errors(400, 401, 403, 404, 429) },
+      detail: { tags: ["products"], summary: "Get a product", ...reads },
     })
     .patch("/products/:productId", ({ principal, params, body }) => catalog.updateProduct(principal, params.productId, body), {
       params: ProductParams,
@@ -159,10 +211,10 @@ export const catalogHttp = ({ catalog, auth, limiter, limits }: CatalogHttpOptio
     .post("/customers", async ({ principal, body }) => status(201, await catalog.createCustomer(principal, body)), {
       body: CustomerInput,
       response: { 201: Customer, ...errors(400, 401, 403, 409, 429) },
-      detail: { tags: ["customers"], summary: "Sign up (an admin may also set the role)" },
+      detail: { tags: ["customers"], summary: "Sign up (an admin may also set the role)", ...open },
     })
     .get("/customers", ({ principal, query }) => catalog.listCustomers(principal, query), {
-      query: CustomerQuery,
+      ...listQuery(CustomerQuery),
       response: { 200: Page(Customer), ...errors(400, 401, 403, 429) },
       detail: { tags: ["customers"], summary: "List customers (admin)", ...secured },
     })
@@ -194,7 +246,7 @@ export const catalogHttp = ({ catalog, auth, limiter, limits }: CatalogHttpOptio
       },
     )
     .get("/orders", ({ principal, query }) => catalog.listOrders(principal, query), {
-      query: OrderQuery,
+      ...listQuery(OrderQuery),
       response: { 200: Page(Order), ...errors(400, 401, 403, 429) },
       detail: { tags: ["orders"], summary: "List orders (a customer sees only their own)", ...secured },
     })
@@ -215,8 +267,24 @@ export const catalogHttp = ({ catalog, auth, limiter, limits }: CatalogHttpOptio
     })
     .all(
       "/*",
-      ({ request }) => {
-        throw notFound("Route", `${request.method} ${new URL(request.url).pathname}`);
+      ({ request, set }) => {
+        const path = new URL(request.url).pathname;
+        const allowed = methodsFor(path);
+        if (!allowed.length) throw notFound("Route", `${request.method} ${path}`);
+        set.headers.allow = allowed.join(", ");
+        throw new CatalogError("METHOD_NOT_ALLOWED", `${path} answers ${allowed.join(", ")}, not ${request.method}`, { allowed });
       },
       { detail: { hide: true } },
     );
+  /** The methods this API answers at `path` (GET with HEAD), read from its routes once they are all declared. */
+  let routes: { method: string; pattern: RegExp }[] | undefined;
+  const methodsFor = (path: string) => {
+    routes ??= plugin.routes
+      .filter((route) => route.method !== "ALL")
+      .map(({ method, path: declared }) => ({ method, pattern: new RegExp(`^${declared.replace(/[.]/g, "\\.").replace(/:[^/]+/g, "[^/]+")}$`) }));
+    const methods = new Set(routes.filter(({ pattern }) => pattern.test(path)).map((route) => route.method));
+    if (methods.has("GET")) methods.add("HEAD");
+    return [...methods];
+  };
+  return plugin;
+};

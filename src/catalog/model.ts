@@ -33,10 +33,11 @@ export const OrderStatus = t.Union([
 
 const Uuid = t.String({ format: "uuid" });
 /**
- * An integer in a reply. Elysia's `t.Integer` also reads numeric text, through a transform that would make every
- * response run a TypeBox Encode pass; a reply's integers are always numbers, so TypeBox's own is enough.
+ * An integer: TypeBox's own, never Elysia's `t.Integer`, which also takes numeric text ("3", "0x10", "1e2", " 3")
+ * and would make every response run a TypeBox Encode pass. A body's integers are JSON numbers; a query's are read
+ * from plain decimal digits by the route (http.ts), before validation.
  */
-const Count = (options?: Parameters<typeof Type.Integer>[0]) => Type.Integer(options);
+const Int = Type.Integer;
 const Timestamp = t.String({ format: "date-time" });
 /** Prices above this would lose cent precision long before they make sense for a shop. */
 export const maxPrice = 1_000_000_000;
@@ -49,10 +50,10 @@ export const ErrorBody = t.Object(
 
 // Page numbers are bounded so that an offset always stays an exact integer.
 const Paging = {
-  page: t.Integer({ minimum: 1, maximum: 1_000_000, default: 1 }),
-  limit: t.Integer({ minimum: 1, maximum: 100, default: 20 }),
+  page: Int({ minimum: 1, maximum: 1_000_000, default: 1 }),
+  limit: Int({ minimum: 1, maximum: 100, default: 20 }),
 };
-export const Pagination = t.Object({ page: Count(), limit: Count(), total: Count(), totalPages: Count() });
+export const Pagination = t.Object({ page: Int(), limit: Int(), total: Int(), totalPages: Int() });
 export const Page = <T extends TSchema>(item: T) => t.Object({ data: t.Array(item), pagination: Pagination });
 export type PageOf<T> = { data: T[]; pagination: Static<typeof Pagination> };
 
@@ -63,7 +64,7 @@ const productFields = {
   price: Price,
   sku: t.String({ minLength: 1, maxLength: 64, pattern: "^[A-Z0-9-]+$" }),
   category: Category,
-  stock: t.Integer({ minimum: 0, maximum: 1_000_000_000 }),
+  stock: Int({ minimum: 0, maximum: 1_000_000_000 }),
   images: t.Array(t.String({ format: "uri", maxLength: 2000 }), { maxItems: 20 }),
   tags: t.Array(t.String({ minLength: 1, maxLength: 50 }), { maxItems: 50 }),
 };
@@ -72,29 +73,42 @@ export const ProductInput = Strict({
   description: t.Optional(productFields.description),
   price: productFields.price,
   sku: productFields.sku,
-  category: productFields.category,
+  category: t.Optional(productFields.category),
   stock: t.Optional(productFields.stock),
   images: t.Optional(productFields.images),
   tags: t.Optional(productFields.tags),
 });
 export type ProductInput = Static<typeof ProductInput>;
-export const ProductPatch = Strict(optional(productFields), { minProperties: 1 });
+export const ProductPatch = Strict(
+  { ...optional(productFields), category: t.Optional(t.Union([Category, t.Null()], { description: "null takes the product out of its category" })) },
+  { minProperties: 1 },
+);
 export type ProductPatch = Static<typeof ProductPatch>;
 export const Product = t.Object({
   id: t.String({ description: "uuid" }),
   ...productFields,
-  stock: Count({ minimum: 0 }),
+  category: t.Union([Category, t.Null()], { description: "null for a product with no category" }),
+  stock: Int({ minimum: 0 }),
   images: t.Array(t.String({ description: "URI" })),
   createdAt: t.String({ description: "ISO 8601 date-time" }),
   updatedAt: t.String({ description: "ISO 8601 date-time" }),
 });
 export type Product = Static<typeof Product>;
+/** A list's order: by creation time, price or name (ignoring case), ascending, or descending with a leading `-`. */
+export const productSorts = ["-created", "created", "price", "-price", "name", "-name"] as const;
+export type ProductSort = (typeof productSorts)[number];
 export const ProductQuery = Strict({
   ...Paging,
   category: t.Optional(Category),
   search: t.Optional(t.String({ minLength: 1, maxLength: 200, description: "Case-insensitive, in name and description" })),
   minPrice: t.Optional(Price),
   maxPrice: t.Optional(Price),
+  sort: t.Optional(
+    t.Union(
+      productSorts.map((sort) => t.Literal(sort)),
+      { default: "-created", description: "created, price or name (ignoring case), ascending; a leading - for descending. Newest first by default" },
+    ),
+  ),
 });
 export type ProductQuery = Static<typeof ProductQuery>;
 
@@ -138,14 +152,14 @@ export const CustomerQuery = Strict({ ...Paging });
 // --- orders ---
 export const OrderInput = Strict({
   customerId: Uuid,
-  items: t.Array(Strict({ productId: Uuid, quantity: t.Integer({ minimum: 1, maximum: 10_000 }) }), { minItems: 1, maxItems: 100 }),
+  items: t.Array(Strict({ productId: Uuid, quantity: Int({ minimum: 1, maximum: 10_000 }) }), { minItems: 1, maxItems: 100 }),
   shippingAddress: Address,
 });
 export type OrderInput = Static<typeof OrderInput>;
 export const Order = t.Object({
   id: Uuid,
   customerId: Uuid,
-  items: t.Array(t.Object({ productId: Uuid, quantity: Count(), price: t.Number() })),
+  items: t.Array(t.Object({ productId: Uuid, quantity: Int(), price: t.Number() })),
   status: OrderStatus,
   totalAmount: t.Number(),
   shippingAddress: Address,
@@ -166,9 +180,9 @@ export const RefreshInput = Strict({ refreshToken: t.String({ minLength: 1, maxL
 export const Tokens = t.Object({
   tokenType: t.Literal("Bearer"),
   accessToken: t.String(),
-  expiresIn: Count({ description: "Seconds until the access token expires" }),
+  expiresIn: Int({ description: "Seconds until the access token expires" }),
   refreshToken: t.String(),
-  refreshExpiresIn: Count(),
+  refreshExpiresIn: Int(),
   customer: Customer,
 });
 export type Tokens = Static<typeof Tokens>;

@@ -21,6 +21,8 @@ interface Counts {
 
 export class SlidingWindowLimiter {
   readonly #counts = new Map<string, Counts>();
+  /** Requests refused so far, for /metrics. */
+  refused = 0;
   readonly #windowMs: number;
   readonly #now: () => number;
   #lastPrune = 0;
@@ -41,6 +43,7 @@ export class SlidingWindowLimiter {
     const used = weightedPrevious + counts.current;
     const reset = Math.ceil(((window + 1) * this.#windowMs) / 1000);
     if (used + 1 > limit) {
+      this.refused++;
       this.#counts.set(key, counts);
       return { allowed: false, limit, remaining: 0, reset, retryAfter: this.#secondsUntilFree(counts, limit, now, window) };
     }

@@ -1,6 +1,6 @@
 /** The catalog's queries. Each takes the database or the transaction it should run in. */
 import type { Database, Statement } from "bun:sqlite";
-import { and, count, desc, eq, gte, ilike, inArray, isNull, lte, or, sql, type SQL } from "drizzle-orm";
+import { and, count, desc, eq, gt, gte, inArray, isNull, lte, max, min, sql } from "drizzle-orm";
 import { dialectOf, tablesOf, type DbOrTx } from "../db/client.ts";
 import { preparedOn } from "../db/prepared.ts";
 import type { ApiKeyRow, CustomerRow, OrderRow, ProductRow, RefreshTokenRow } from "../db/schema.ts";
@@ -47,53 +47,54 @@ export async function deleteProduct(db: DbOrTx, id: string): Promise<boolean> {
   return (await db.delete(products).where(eq(products.id, id)).returning({ id: products.id })).length > 0;
 }
 
-export interface ProductFilter {
-  category?: string;
-  search?: string;
-  minPriceCents?: number;
-  maxPriceCents?: number;
+/** What the product index keeps of a product (product-index.ts); `createdAt` in epoch ms. */
+export interface IndexedProduct {
+  id: string;
+  name: string;
+  description: string;
+  category: ProductRow["category"];
+  priceCents: number;
+  createdAt: number;
 }
 
-export async function listProducts(db: DbOrTx, filter: ProductFilter, window: Window) {
+const indexedColumns = (db: DbOrTx) => {
   const { catalogProducts: products } = tablesOf(db);
-  const where = productWhere(db, filter);
-  const [rows, [total]] = await Promise.all([
-    db.select().from(products).where(where).orderBy(desc(products.createdAt), desc(products.id)).limit(window.limit).offset(window.offset),
-    db.select({ n: count() }).from(products).where(where),
-  ]);
-  return { rows, total: Number(total!.n) };
-}
+  return { id: products.id, name: products.name, description: products.description, category: products.category, priceCents: products.priceCents, createdAt: products.createdAt };
+};
+const asIndexed = (row: Omit<IndexedProduct, "createdAt"> & { createdAt: Date }): IndexedProduct => ({ ...row, createdAt: row.createdAt.getTime() });
 
-function productWhere(db: DbOrTx, { category, search, minPriceCents, maxPriceCents }: ProductFilter): SQL | undefined {
+export async function indexedProducts(db: DbOrTx, ids: string[]): Promise<IndexedProduct[]> {
   const { catalogProducts: products } = tablesOf(db);
-  const conditions: (SQL | undefined)[] = [
-    category === undefined ? undefined : eq(products.category, category as ProductRow["category"]),
-    minPriceCents === undefined ? undefined : gte(products.priceCents, minPriceCents),
-    maxPriceCents === undefined ? undefined : lte(products.priceCents, maxPriceCents),
-  ];
-  if (search !== undefined) conditions.push(searchCondition(db, search));
-  return and(...conditions);
+  return (await db.select(indexedColumns(db)).from(products).where(inArray(products.id, ids))).map(asIndexed);
 }
 
 /**
- * Products whose name or description contains `term`, ignoring case.
- *
- * SQLite: the trigram full-text index (migration 0004_catalog_search) answers terms of 3 or more characters, counted
- * in code points as the index counts them; a shorter term has no trigram to look up, so it is matched by scanning with
- * LIKE (which folds ASCII case only). PostgreSQL: ILIKE, which the pg_trgm indexes answer for 3 or more characters
- * (migration 0001_catalog_search) and a scan otherwise.
+ * Up to `limit` products after `after` (a product id; "" for the start) in id order: how the index reads the whole
+ * table, a chunk at a time. Keyed on the primary key, so each chunk is one index range on either store.
  */
-function searchCondition(db: DbOrTx, term: string): SQL {
+export async function indexedProductsAfter(db: DbOrTx, after: string, limit: number): Promise<IndexedProduct[]> {
   const { catalogProducts: products } = tablesOf(db);
-  // The term is a bound parameter; escaping only stops % and _ in it from acting as wildcards.
-  const pattern = `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  if (dialectOf(db) === "postgresql") return or(ilike(products.name, pattern), ilike(products.description, pattern))!;
-  if ([...term].length >= 3) {
-    // One double-quoted FTS5 string is one phrase: AND, OR, NEAR(, *, ^ and column names in it are plain text.
-    const phrase = `"${term.replaceAll('"', '""')}"`;
-    return sql`${products}.rowid IN (SELECT rowid FROM catalog_products_search WHERE catalog_products_search MATCH ${phrase})`;
-  }
-  return or(sql`${products.name} LIKE ${pattern} ESCAPE '\\'`, sql`${products.description} LIKE ${pattern} ESCAPE '\\'`)!;
+  return (await db.select(indexedColumns(db)).from(products).where(gt(products.id, after)).orderBy(products.id).limit(limit)).map(asIndexed);
+}
+
+export async function productChangesAfter(db: DbOrTx, seq: number, limit: number) {
+  const { catalogProductChanges: changes } = tablesOf(db);
+  return db.select().from(changes).where(gt(changes.seq, seq)).orderBy(changes.seq).limit(limit);
+}
+
+export async function firstProductChange(db: DbOrTx): Promise<number> {
+  const { catalogProductChanges: changes } = tablesOf(db);
+  return Number(first(await db.select({ seq: min(changes.seq) }).from(changes))?.seq ?? 0);
+}
+
+export async function lastProductChange(db: DbOrTx): Promise<number> {
+  const { catalogProductChanges: changes } = tablesOf(db);
+  return Number(first(await db.select({ seq: max(changes.seq) }).from(changes))?.seq ?? 0);
+}
+
+export async function forgetProductChanges(db: DbOrTx, upTo: number): Promise<void> {
+  const { catalogProductChanges: changes } = tablesOf(db);
+  await db.delete(changes).where(lte(changes.seq, upTo));
 }
 
 /**
@@ -101,10 +102,11 @@ function searchCondition(db: DbOrTx, term: string): SQL {
  * total_changes() counts every row this connection has written (any table, rolled back or not), data_version moves
  * when another connection or process commits; coarse, but never still while a product changed. Read with the
  * driver's own prepared statements (drizzle would prepare the pragma again on every read). PostgreSQL, whose writers
- * are other nodes too: no mark stands still, so nothing is kept.
+ * are other nodes too: the last logged product change (catalog_product_changes, written by triggers under one lock,
+ * so in commit order), and the stock of no product is kept, as orders on any node change it.
  */
-export function changeMark(db: DbOrTx): string {
-  if (dialectOf(db) === "postgresql") return crypto.randomUUID();
+export async function changeMark(db: DbOrTx): Promise<string> {
+  if (dialectOf(db) === "postgresql") return `${await lastProductChange(db)}:${crypto.randomUUID()}`;
   let statements = markStatements.get(db);
   if (!statements) {
     const client = sqliteOf(db);

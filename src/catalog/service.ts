@@ -28,6 +28,7 @@ import type {
 } from "./model.ts";
 import { orderKind, OutOfStock } from "./order-actor.ts";
 import { ChangeCache } from "./change-cache.ts";
+import { ProductIndex } from "./product-index.ts";
 import * as repo from "./repo.ts";
 import { customerView, orderView, productView, toCents } from "./views.ts";
 
@@ -41,6 +42,15 @@ const paged = <R, V>({ rows, total }: { rows: R[]; total: number }, { page, limi
   data: rows.map(view),
   pagination: { page, limit, total, totalPages: Math.ceil(total / limit) },
 });
+
+/**
+ * JSON with every object's keys in one order, so that a retry whose body has the same content in another key
+ * order hashes the same. (Whitespace, escapes and number spellings are gone once the body is parsed.)
+ */
+const canonicalJson = (value: unknown) =>
+  JSON.stringify(value, (_key, inner: unknown) =>
+    inner && typeof inner === "object" && !Array.isArray(inner) ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : inner,
+  );
 
 export interface PlacedOrder {
   order: Order;
@@ -57,14 +67,30 @@ export class CatalogService {
   readonly #productPages = new ChangeCache<PageOf<Product>>(keptProductPages);
   // A lookup by id is the hottest read; kept views spare the row's decoding and shaping, not the change check.
   readonly #products = new ChangeCache<Product>(keptProducts);
+  readonly #index: ProductIndex;
 
   constructor(
     readonly db: Db,
     readonly actors: ActorSystem,
-  ) {}
+    /** Whether anyone may read products (catalog.public_reads); otherwise a customer or an admin. */
+    readonly publicReads = false,
+  ) {
+    this.#index = new ProductIndex(db);
+  }
+
+  /** Stops work in progress before the database closes. */
+  close() {
+    this.#index.close();
+  }
 
   // --- products ---
-  async listProducts(query: ProductQuery): Promise<PageOf<Product>> {
+  /** Builds the product index ahead of the first list, and answers once it is level with the database. */
+  async productsIndexed(): Promise<void> {
+    await this.#index.level();
+  }
+
+  async listProducts(principal: Principal | undefined, query: ProductQuery): Promise<PageOf<Product>> {
+    this.#requireReader(principal);
     const filter = {
       category: query.category,
       search: query.search,
@@ -73,14 +99,36 @@ export class CatalogService {
     };
     if (filter.minPriceCents !== undefined && filter.maxPriceCents !== undefined && filter.minPriceCents > filter.maxPriceCents)
       throw invalid([{ field: "minPrice", message: "must not exceed maxPrice" }]);
-    // SQLite reads a LIKE pattern only up to a NUL and the full-text query parser refuses one; no term needs it.
+    // The index keeps a product's name and description apart with a NUL; no term needs one.
     if (query.search?.includes("\0")) throw invalid([{ field: "search", message: "must not contain NUL characters" }]);
-    const key = JSON.stringify([filter, query.page, query.limit]);
-    return this.#productPages.get(repo.changeMark(this.db), key, async () => paged(await repo.listProducts(this.db, filter, windowOf(query)), query, productView));
+    const sort = query.sort ?? "-created";
+    const mark = await this.#index.level();
+    // The page is taken from the index as of the mark, at once (page() is synchronous); products are read after.
+    const key = JSON.stringify([filter, sort, query.page, query.limit]);
+    return this.#productPages.get(mark, key, async () => {
+      const { ids, total } = this.#index.page(filter, sort, windowOf(query));
+      // Products kept from earlier reads are used as they are; the rest are read in one statement, and kept.
+      const kept = ids.map((id) => this.#products.peek(mark, id));
+      const missing = ids.filter((_, i) => !kept[i]);
+      const rows = new Map(missing.length ? (await repo.findProducts(this.db, missing)).map((row) => [row.id, row]) : []);
+      const data = await Promise.all(
+        ids.map((id, i) =>
+          kept[i] ??
+          this.#products.get(mark, id, async () => {
+            const row = rows.get(id);
+            // Deleted between the index's catch-up and this read: the next catch-up drops it from the index.
+            if (!row) throw notFound("Product", id);
+            return productView(row);
+          }),
+        ),
+      );
+      return paged({ rows: data, total }, query, (product) => product);
+    });
   }
 
-  getProduct(id: string): Promise<Product> {
-    return this.#products.get(repo.changeMark(this.db), id, async () => {
+  async getProduct(principal: Principal | undefined, id: string): Promise<Product> {
+    this.#requireReader(principal);
+    return this.#products.get(await repo.changeMark(this.db), id, async () => {
       const row = await repo.findProduct(this.db, id);
       if (!row) throw notFound("Product", id);
       return productView(row);
@@ -96,7 +144,7 @@ export class CatalogService {
       description: input.description ?? "",
       priceCents: toCents(input.price, "price"),
       sku: input.sku,
-      category: input.category,
+      category: input.category ?? null,
       stock: input.stock ?? 0,
       images: input.images ?? [],
       tags: input.tags ?? [],
@@ -126,10 +174,14 @@ export class CatalogService {
     if (!(await repo.deleteProduct(this.db, id))) throw notFound("Product", id);
   }
 
-  /** A write refused by the SKU's unique index: another request took the SKU since it was checked. */
+  /** A write refused by the SKU's unique index: another request (on any node) took the SKU since it was checked. */
   async #skuTaken(error: unknown, sku: string | undefined): Promise<never> {
     if (sku !== undefined && isUniqueViolation(error)) await this.#requireFreeSku(sku);
     throw error;
+  }
+
+  #requireReader(principal: Principal | undefined) {
+    if (!this.publicReads) requireRole(principal, "admin", "customer");
   }
 
   async #requireFreeSku(sku: string, ownerId?: string) {
@@ -205,8 +257,8 @@ export class CatalogService {
     const caller = requireRole(principal, "admin", "customer");
     if (caller.role !== "admin" && caller.customerId !== input.customerId)
       throw forbidden("A customer may only place orders for themselves");
-    const requestHash = createHash("sha256").update(JSON.stringify(input)).digest("hex");
-    const replay = async () => {
+    const requestHash = createHash("sha256").update(canonicalJson(input)).digest("hex");
+    const replay = async (): Promise<PlacedOrder | undefined> => {
       const earlier = idempotencyKey === undefined ? undefined : await repo.findOrderByIdempotencyKey(this.db, caller.id, idempotencyKey);
       if (!earlier) return undefined;
       if (earlier.requestHash !== requestHash) throw conflict("This Idempotency-Key was used with a different request", { idempotencyKey, orderId: earlier.id });

@@ -9,12 +9,13 @@ export const mcpVerb: Verb = {
   name: "mcp",
   summary: "serve an MCP server over stdio (default: the platform server), or `install` into a project",
   args: "[server|install]",
-  options: settingOptions,
-  help: settingHelp,
+  options: { print: { type: "boolean" }, ...settingOptions },
+  help: { print: "--print              install: show what would be written, write nothing", ...settingHelp },
   async run(values, [name, ...extra]) {
     if (extra.length) throw new UsageError(`unexpected argument '${extra[0]}'`);
+    if (values.print && name !== "install") throw new UsageError("--print is for mcp install");
     const { config, log } = settingsFrom(values);
-    if (name === "install") return installVerb(config.data_dir);
+    if (name === "install") return installVerb(config.data_dir, values.print === true);
     const [{ startRuntime }, { serveStdio }, { capabilities }] = await Promise.all([
       import("../runtime.ts"),
       import("../mcp/stdio.ts"),
@@ -34,11 +35,16 @@ export const mcpVerb: Verb = {
   },
 };
 
-async function installVerb(dataDir: string): Promise<number> {
-  const [{ resolve }, { installAssistantConfig }] = await Promise.all([import("node:path"), import("../vault/install.ts")]);
-  // Compiled: the executable itself; from source: bun with this entry point.
-  const command = Bun.main.startsWith("/$bunfs/") || !Bun.main.endsWith(".ts") ? [process.execPath] : [process.execPath, Bun.main];
-  const result = installAssistantConfig(process.cwd(), command, resolve(dataDir));
+/** Writes (or with `print`, shows) the config that launches this program the way it can be launched later. */
+async function installVerb(dataDir: string, print: boolean): Promise<number> {
+  const [{ resolve }, { installAssistantConfig }, { launcher }] = await Promise.all([import("node:path"), import("../vault/install.ts"), import("./launcher.ts")]);
+  const command = launcher();
+  const result = installAssistantConfig(process.cwd(), command, resolve(dataDir), { write: !print });
+  if (print) {
+    process.stdout.write(`${JSON.stringify({ command, files: result.files }, null, 2)}\n`);
+    return 0;
+  }
+  process.stdout.write(`command ${JSON.stringify(command)}\n`);
   for (const file of result.files) process.stdout.write(`${file.changed ? "updated" : "unchanged"} ${file.path}\n`);
   return 0;
 }

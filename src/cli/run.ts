@@ -18,7 +18,7 @@ export async function runCli(verbs: Verb[], argv: string[], env = process.env): 
   try {
     parsed = parseArgs({ args, options: { ...verb.options, ...helpOption }, strict: true, allowPositionals: true });
   } catch (error) {
-    return usage((error as Error).message.split("\n")[0]!.replace(/\. To specify.*$/, ""), `platform ${verb.name} --help`);
+    return usage(parseProblem(verb, (error as Error).message), `platform ${verb.name} --help`);
   }
   if (parsed.values.help) return print(verbHelp(verb));
   if (!verb.args && parsed.positionals.length) return usage(`unexpected argument '${parsed.positionals[0]}'`, `platform ${verb.name} --help`);
@@ -30,6 +30,18 @@ export async function runCli(verbs: Verb[], argv: string[], env = process.env): 
     process.stderr.write(`${message}\n`);
     return 1;
   }
+}
+
+/**
+ * Node's words for a command line it could not read, in ours: an option given without its value (at the end, or
+ * followed by another option, which Node calls "ambiguous") says which value it needs.
+ */
+function parseProblem(verb: Verb, message: string): string {
+  const valueless = /^Option '--([\w-]+)(?: <value>)?' argument (?:missing|is ambiguous)/.exec(message);
+  if (!valueless) return message.split("\n")[0]!.replace(/\. To specify.*$/, "");
+  const name = valueless[1]!;
+  const meaning = verb.help[name]?.trim().replace(/^--\S+(\s+<[^>]+>)?\s+/, "");
+  return `--${name} needs a value${meaning ? `: ${meaning}` : ""}`;
 }
 
 function usage(problem: string, hint: string): number {

@@ -1,5 +1,8 @@
 /** `platform serve`: the one server, until SIGTERM or SIGINT, then a graceful stop. */
+import type { Config } from "../config.ts";
 import { exclusively } from "../listen.ts";
+import { formatFor } from "../log.ts";
+import type { RunningRuntime } from "../runtime.ts";
 import { settingHelp, settingOptions, settingsFrom } from "./settings.ts";
 import type { Verb } from "./verb.ts";
 
@@ -45,8 +48,32 @@ export const serveVerb: Verb = {
     process.once("SIGTERM", () => void shutdown("SIGTERM"));
     process.once("SIGINT", () => void shutdown("SIGINT"));
     // Said once a signal is handled: whoever waits for this line may stop the server gracefully at once.
-    log.info("listening", { url: `http://${server.hostname}:${server.port}`, environment: config.environment });
+    const url = `http://${server.hostname}:${server.port}`;
+    const urls = liveUrls(runtime, `http://${["0.0.0.0", "::"].includes(server.hostname ?? "") ? "localhost" : server.hostname}:${server.port}`);
+    if (formatFor(config.log.format) === "pretty") process.stderr.write(banner(config, url, urls));
+    else log.info("listening", { url, environment: config.environment, urls, stop: "SIGTERM or SIGINT (Ctrl+C) stops it gracefully" });
     await stopped.promise;
     return 0;
   },
 };
+
+/** Every URL a person can open now: the runtime's own, each MCP server's, and what each capability offers. */
+function liveUrls(runtime: RunningRuntime, base: string): Record<string, string> {
+  const urls: Record<string, string> = { health: `${base}/health`, metrics: `${base}/metrics`, "MCP (default server)": `${base}/mcp` };
+  for (const name of runtime.mcp.names()) urls[`MCP server ${name}`] = `${base}/mcp/${name}`;
+  for (const capability of runtime.capabilities) Object.assign(urls, capability.endpoints?.(base));
+  return urls;
+}
+
+/** What a person at a terminal reads once the server is up. */
+function banner(config: Config, url: string, urls: Record<string, string>): string {
+  const width = Math.max(...Object.keys(urls).map((name) => name.length));
+  return [
+    "",
+    `Platform is listening on ${url} (${config.environment}; data in ${config.data_dir})`,
+    ...Object.entries(urls).map(([name, link]) => `  ${name.padEnd(width)}  ${link}`),
+    "Press Ctrl+C (or send SIGTERM) to stop it gracefully.",
+    "",
+    "",
+  ].join("\n");
+}

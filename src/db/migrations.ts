@@ -8,10 +8,11 @@ import s4 from "./migrations/0004_catalog_search.sql" with { type: "text" };
 import s5 from "./migrations/0005_a2a_owner.sql" with { type: "text" };
 import s6 from "./migrations/0006_a2a_push.sql" with { type: "text" };
 import s7 from "./migrations/0007_browser.sql" with { type: "text" };
-import s8 from "./migrations/0008_cluster.sql" with { type: "text" };
+import s8 from "./migrations/0008_catalog_contract.sql" with { type: "text" };
+import s9 from "./migrations/0009_cluster.sql" with { type: "text" };
 import pJournal from "./migrations-pg/meta/_journal.json";
 import p0 from "./migrations-pg/0000_platform.sql" with { type: "text" };
-import p1 from "./migrations-pg/0001_catalog_search.sql" with { type: "text" };
+import p1 from "./migrations-pg/0001_catalog_changes.sql" with { type: "text" };
 
 export const migrations = {
   sqlite: {
@@ -25,14 +26,15 @@ export const migrations = {
       "0005_a2a_owner": s5,
       "0006_a2a_push": s6,
       "0007_browser": s7,
-      "0008_cluster": s8,
+      "0008_catalog_contract": s8,
+      "0009_cluster": s9,
     } as Record<string, string>,
   },
   postgresql: {
     journal: pJournal,
     sql: {
       "0000_platform": p0,
-      "0001_catalog_search": p1,
+      "0001_catalog_changes": p1,
     } as Record<string, string>,
   },
 };

@@ -75,27 +75,24 @@ export const actorMail = pgTable(
 
 // --- catalog ---
 
-export const catalogProducts = pgTable(
-  "catalog_products",
-  {
-    id: text("id").primaryKey(),
-    name: text("name").notNull(),
-    description: text("description").notNull().default(""),
-    priceCents: epochMs("price_cents").notNull(),
-    sku: text("sku").notNull().unique(),
-    category: text("category", { enum: ["electronics", "clothing", "books", "home", "sports"] }).notNull(),
-    stock: integer("stock").notNull(),
-    images: json("images").$type<string[]>().notNull(),
-    tags: json("tags").$type<string[]>().notNull(),
-    createdAt: time("created_at").notNull(),
-    updatedAt: time("updated_at").notNull(),
-  },
-  (table) => [
-    index("catalog_products_created").on(table.createdAt, table.id),
-    index("catalog_products_category_created").on(table.category, table.createdAt, table.id),
-    index("catalog_products_price").on(table.priceCents),
-  ],
-);
+export const catalogProducts = pgTable("catalog_products", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  description: text("description").notNull().default(""),
+  priceCents: epochMs("price_cents").notNull(),
+  sku: text("sku").notNull().unique(),
+  category: text("category", { enum: ["electronics", "clothing", "books", "home", "sports"] }),
+  stock: integer("stock").notNull(),
+  images: json("images").$type<string[]>().notNull(),
+  tags: json("tags").$type<string[]>().notNull(),
+  createdAt: time("created_at").notNull(),
+  updatedAt: time("updated_at").notNull(),
+});
+
+export const catalogProductChanges = pgTable("catalog_product_changes", {
+  seq: bigint("seq", { mode: "number" }).primaryKey().generatedByDefaultAsIdentity(),
+  productId: text("product_id").notNull(),
+});
 
 export const catalogCustomers = pgTable("catalog_customers", {
   id: text("id").primaryKey(),
@@ -280,7 +277,7 @@ export const vaultLeases = pgTable(
   "vault_leases",
   {
     id: text("id").primaryKey(),
-    purpose: text("purpose", { enum: ["token", "session", "exec"] }).notNull(),
+    purpose: text("purpose", { enum: ["token", "session", "admin", "exec"] }).notNull(),
     state: text("state").notNull(),
     hash: text("hash").unique(),
     holder: text("holder").notNull(),

@@ -75,30 +75,36 @@ export type ActorMailRow = typeof actorMail.$inferSelect;
 
 // --- catalog ---
 
-/** Money is stored in integer minor units (cents) so sums are exact; the API shows it as a number. */
-export const catalogProducts = sqliteTable(
-  "catalog_products",
-  {
-    id: text("id").primaryKey(),
-    name: text("name").notNull(),
-    description: text("description").notNull().default(""),
-    priceCents: integer("price_cents").notNull(),
-    sku: text("sku").notNull().unique(),
-    category: text("category", { enum: ["electronics", "clothing", "books", "home", "sports"] }).notNull(),
-    stock: integer("stock").notNull(),
-    images: text("images", { mode: "json" }).$type<string[]>().notNull(),
-    tags: text("tags", { mode: "json" }).$type<string[]>().notNull(),
-    createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
-    updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull(),
-  },
-  // Lists are ordered newest first; each filter has an index that also yields that order.
-  (table) => [
-    index("catalog_products_created").on(table.createdAt, table.id),
-    index("catalog_products_category_created").on(table.category, table.createdAt, table.id),
-    index("catalog_products_price").on(table.priceCents),
-  ],
-);
+/**
+ * Money is stored in integer minor units (cents) so sums are exact; the API shows it as a number. Lists and
+ * searches are answered by the catalog's in-memory product index (src/catalog/product-index.ts), not by SQL
+ * indexes; it learns of every change, by any writer, from catalog_product_changes.
+ */
+export const catalogProducts = sqliteTable("catalog_products", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  description: text("description").notNull().default(""),
+  priceCents: integer("price_cents").notNull(),
+  sku: text("sku").notNull().unique(),
+  /** Null for a product with no category. */
+  category: text("category", { enum: ["electronics", "clothing", "books", "home", "sports"] }),
+  stock: integer("stock").notNull(),
+  images: text("images", { mode: "json" }).$type<string[]>().notNull(),
+  tags: text("tags", { mode: "json" }).$type<string[]>().notNull(),
+  createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull(),
+  updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull(),
+});
 export type ProductRow = typeof catalogProducts.$inferSelect;
+
+/**
+ * One row per insert, delete, or change of an indexed column (id, name, description, category, price, created)
+ * of a product, written by triggers (the catalog_contract migration) whoever writes, so an index kept elsewhere can catch up by
+ * reading what came after the last row it saw. Stock changes are not logged: no index keeps stock.
+ */
+export const catalogProductChanges = sqliteTable("catalog_product_changes", {
+  seq: integer("seq").primaryKey({ autoIncrement: true }),
+  productId: text("product_id").notNull(),
+});
 
 export const catalogCustomers = sqliteTable("catalog_customers", {
   id: text("id").primaryKey(),
@@ -318,12 +324,12 @@ export const vaultSecretIds = sqliteTable(
 );
 export type VaultSecretIdRow = typeof vaultSecretIds.$inferSelect;
 
-/** The record of each vault-lease actor (tokens, setup sessions, credentials handed to a command). */
+/** The record of each vault-lease actor (tokens, setup sessions, admin tokens, credentials handed to a command). */
 export const vaultLeases = sqliteTable(
   "vault_leases",
   {
     id: text("id").primaryKey(),
-    purpose: text("purpose", { enum: ["token", "session", "exec"] }).notNull(),
+    purpose: text("purpose", { enum: ["token", "session", "admin", "exec"] }).notNull(),
     state: text("state").notNull(),
     /** SHA-256 of the bearer value, for tokens and sessions; the value itself is never stored. */
     hash: text("hash").unique(),

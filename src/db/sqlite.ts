@@ -7,7 +7,7 @@
 import { Database, type Statement } from "bun:sqlite";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { createHash } from "node:crypto";
-import { mkdirSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { basename, dirname } from "node:path";
 import type { SQL } from "drizzle-orm";
 import { drizzle as syncDrizzle } from "drizzle-orm/bun-sqlite";
@@ -21,7 +21,13 @@ import * as schema from "./schema.ts";
 const keptStatements = 2000;
 
 export function openSqlite(file: string): DatabaseHandle {
-  if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
+  if (file !== ":memory:") {
+    mkdirSync(dirname(file), { recursive: true });
+    // The database holds sealed secrets and every record: its owner's alone. SQLite gives its WAL and shared-memory
+    // files the database file's mode.
+    closeSync(openSync(file, "a", 0o600));
+    for (const path of [file, `${file}-wal`, `${file}-shm`]) if (existsSync(path)) chmodSync(path, 0o600);
+  }
   const sqlite = new Database(file, { create: true, strict: true });
   // WAL lets readers run beside the writer; a killed process loses no committed transaction.
   sqlite.exec("PRAGMA journal_mode = WAL");

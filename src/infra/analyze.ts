@@ -5,16 +5,9 @@
  */
 import type { Configuration } from "./configuration.ts";
 import type { HclFile } from "./hcl.ts";
-import type { Severity } from "./rules/rule.ts";
+import type { Severity } from "./model.ts";
 import { findSecrets } from "./secrets.ts";
-
-export interface Issue {
-  severity: Severity;
-  category: "syntax" | "documentation" | "typing" | "versioning" | "secrets";
-  message: string;
-  file: string;
-  line: number;
-}
+import type { Analysis, Issue } from "./views.ts";
 
 const weight: Record<Severity, number> = { low: 1, medium: 5, high: 10, critical: 20 };
 
@@ -52,7 +45,7 @@ export function fileIssues(file: HclFile): Issue[] {
   return issues;
 }
 
-export function analyzeConfiguration(config: Configuration) {
+export function analyzeConfiguration(config: Configuration): Analysis {
   const issues: Issue[] = [];
   for (const module of config.modules) for (const file of module.files) issues.push(...fileIssues(file));
   const root = config.root;

@@ -7,11 +7,7 @@ import { basename } from "node:path";
 import type { Config } from "../config.ts";
 import { findTool } from "../toolchain.ts";
 import { InfraError } from "./errors.ts";
-
-export interface Binary {
-  path: string;
-  name: "tofu" | "terraform";
-}
+import type { Binary } from "./views.ts";
 
 export function findBinary(config: Config["infra"]): Binary | undefined {
   if (config.binary) {

@@ -9,6 +9,7 @@ import { join, relative, resolve } from "node:path";
 import type { Parser } from "web-tree-sitter";
 import { evaluate, isUnknown, Unknown, type Scope, type Value } from "./evaluate.ts";
 import { hclParser, parseWith, type Block, type Body, type Expr, type HclFile } from "./hcl.ts";
+import type { ModuleCall, RequiredProvider } from "./views.ts";
 
 export interface ResourceInstance {
   mode: "managed" | "data";
@@ -42,15 +43,6 @@ export interface Variable {
   sensitive: boolean;
 }
 
-export interface ModuleCall {
-  name: string;
-  source: string;
-  version?: string;
-  file: string;
-  line: number;
-  local: boolean;
-}
-
 export interface LoadedModule {
   path: string;
   dir: string;
@@ -60,7 +52,7 @@ export interface LoadedModule {
   locals: string[];
   moduleCalls: ModuleCall[];
   providers: { name: string; file: string; line: number }[];
-  requiredProviders: { name: string; source?: string; version?: string; file: string; line: number }[];
+  requiredProviders: RequiredProvider[];
   requiredVersion?: string;
   backend?: string;
 }

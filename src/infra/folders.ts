@@ -2,6 +2,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseHcl } from "./hcl.ts";
+import type { LockedProvider } from "./views.ts";
 
 export const isInitialised = (dir: string) => existsSync(join(dir, ".terraform")) || existsSync(join(dir, ".terraform.lock.hcl"));
 
@@ -40,7 +41,7 @@ export async function backendOf(dir: string): Promise<string> {
   return "local";
 }
 
-export async function lockedProviders(file: string): Promise<{ source: string; version: string | null; constraints: string | null }[]> {
+export async function lockedProviders(file: string): Promise<LockedProvider[]> {
   if (!existsSync(file)) return [];
   const parsed = await parseHcl(file, readFileSync(file, "utf8"));
   const text = (name: string, block: (typeof parsed.body.blocks)[number]) => {

@@ -6,6 +6,7 @@
 import { Language, Parser, type Node } from "web-tree-sitter";
 import runtimeWasm from "web-tree-sitter/web-tree-sitter.wasm" with { type: "file" };
 import terraformWasm from "@tree-sitter-grammars/tree-sitter-hcl/tree-sitter-terraform.wasm" with { type: "file" };
+import type { SyntaxIssue } from "./views.ts";
 
 export type Expr =
   | { kind: "literal"; value: string | number | boolean | null; line: number; text: string }
@@ -47,12 +48,6 @@ export interface Body {
 export interface Comment {
   line: number;
   text: string;
-}
-
-export interface SyntaxIssue {
-  line: number;
-  column: number;
-  message: string;
 }
 
 export interface HclFile {

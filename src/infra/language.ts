@@ -10,6 +10,7 @@ import { parseHcl } from "./hcl.ts";
 import { applyEdits, type LanguageServer } from "./lsp.ts";
 import type { WorkspacePaths } from "./paths.ts";
 import { tail } from "./run.ts";
+import type { Completions, DocumentDiagnostics, Formatting, HoverResult } from "./views.ts";
 
 export class LanguageTools {
   constructor(
@@ -25,14 +26,15 @@ export class LanguageTools {
     return file;
   }
 
-  async complete(path: string, line: number, character: number) {
-    const items = await this.lsp.complete(this.#document(path), line, character);
+  async complete(path: string, line: number, character: number): Promise<Completions> {
+    const file = this.#document(path);
+    const items = await this.lsp.complete(file, line, character);
     return {
-      path: this.paths.relative(this.#document(path)),
+      path: this.paths.relative(file),
       position: { line, character },
       items: items.slice(0, 200).map((item) => ({
         label: item.label,
-        ...(item.kind ? { kind: completionKinds[item.kind] ?? item.kind } : {}),
+        ...(item.kind ? { kind: completionKinds[item.kind] ?? `kind ${item.kind}` } : {}),
         ...(item.detail ? { detail: item.detail } : {}),
         ...(item.documentation ? { documentation: typeof item.documentation === "string" ? item.documentation : item.documentation.value } : {}),
         ...(item.textEdit && "newText" in item.textEdit ? { insert: item.textEdit.newText } : item.insertText ? { insert: item.insertText } : {}),
@@ -41,13 +43,13 @@ export class LanguageTools {
     };
   }
 
-  async hover(path: string, line: number, character: number) {
+  async hover(path: string, line: number, character: number): Promise<HoverResult> {
     const file = this.#document(path);
     return { path: this.paths.relative(file), position: { line, character }, hover: await this.lsp.hover(file, line, character) };
   }
 
   /** Formats a file with terraform-ls, or with `tofu fmt` when terraform-ls is not installed; writes it when asked. */
-  async formatDocument(path: string, write: boolean) {
+  async formatDocument(path: string, write: boolean): Promise<Formatting> {
     const file = this.#document(path);
     const text = readFileSync(file, "utf8");
     let formatted: string;
@@ -73,11 +75,18 @@ export class LanguageTools {
   }
 
   /** Diagnostics from terraform-ls, or from our own parser when it is not installed. */
-  async validateDocument(path: string) {
+  async validateDocument(path: string): Promise<DocumentDiagnostics> {
     const file = this.#document(path);
     if (this.lsp.installed) {
       const { diagnostics, published } = await this.lsp.diagnostics(file);
-      return { path: this.paths.relative(file), used: "terraform-ls", valid: !diagnostics.some((d) => d.severity === 1), diagnostics, published };
+      return {
+        path: this.paths.relative(file),
+        used: "terraform-ls",
+        valid: !diagnostics.some((d) => d.severity === 1),
+        // LSP 3.18 lets a message be markup; the text is what a reader wants.
+        diagnostics: diagnostics.map((d) => ({ ...d, message: typeof d.message === "string" ? d.message : d.message.value })),
+        published,
+      };
     }
     const parsed = await parseHcl(this.paths.relative(file), readFileSync(file, "utf8"));
     const diagnostics = parsed.errors.map((e) => ({

@@ -31,8 +31,10 @@ import {
 } from "vscode-languageserver-protocol";
 import { StreamMessageReader, StreamMessageWriter } from "vscode-jsonrpc/node";
 import { createProtocolConnection, type ProtocolConnection } from "vscode-languageserver-protocol/node";
-import { languageServerMachine, type LanguageServerState } from "../../actors/language-server.machine.ts";
+import { languageServerMachine } from "../../actors/language-server.machine.ts";
 import { InfraError } from "./errors.ts";
+import type { LanguageServerState } from "./model.ts";
+import type { Hover as HoverView, LspDebug, LspStatus } from "./views.ts";
 
 /** How long after parsing a document a publication of its diagnostics may still come. */
 const quietMs = 1000;
@@ -164,7 +166,7 @@ export class LanguageServer {
     return Array.isArray(result) ? result : (result?.items ?? []);
   }
 
-  async hover(path: string, line: number, character: number): Promise<{ contents: string; range?: unknown } | null> {
+  async hover(path: string, line: number, character: number): Promise<HoverView | null> {
     const session = await this.start();
     const uri = await this.#sync(session, path);
     const hover = await this.#timed<Hover | null>("textDocument/hover", () => session.connection.sendRequest(HoverRequest.type, { textDocument: { uri }, position: { line, character } }));
@@ -217,7 +219,7 @@ export class LanguageServer {
     }
   }
 
-  status() {
+  status(): LspStatus {
     const { value, context } = this.actor.getSnapshot();
     return {
       installed: this.installed,
@@ -229,7 +231,7 @@ export class LanguageServer {
     };
   }
 
-  async debug() {
+  async debug(): Promise<LspDebug> {
     const session = this.state === "ready" ? await this.#session : undefined;
     return {
       ...this.status(),

@@ -6,19 +6,9 @@
 import { analyzeConfiguration } from "./analyze.ts";
 import type { Configuration, ResourceInstance } from "./configuration.ts";
 import { InfraError } from "./errors.ts";
+import { focuses, type Focus } from "./model.ts";
 import { scan } from "./scanner.ts";
-
-export const focuses = ["security", "cost", "reliability", "performance", "maintainability"] as const;
-export type Focus = (typeof focuses)[number];
-
-export interface Recommendation {
-  priority: "low" | "medium" | "high";
-  title: string;
-  detail: string;
-  resource?: string;
-  file: string;
-  line: number;
-}
+import type { Recommendation } from "./views.ts";
 
 export function checkFocus(focus: string): Focus {
   if ((focuses as readonly string[]).includes(focus)) return focus as Focus;

@@ -4,16 +4,16 @@
  */
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import type { RunRecord } from "../../actors/workspace.machine.ts";
 import type { Config } from "../config.ts";
 import { analyzeConfiguration } from "./analyze.ts";
 import { loadConfiguration } from "./configuration.ts";
 import { InfraError } from "./errors.ts";
 import { configurationDirs, isInitialised } from "./folders.ts";
-import { parseHcl } from "./hcl.ts";
+import { parseHcl, type Expr } from "./hcl.ts";
 import type { WorkspacePaths } from "./paths.ts";
 import type { CallContext } from "./service.ts";
 import { parseRepo, type RepositoryHost } from "./vcs.ts";
+import type { Clone, Prepared, RepositoryConfiguration, RepositoryFiles, RunRecord } from "./views.ts";
 import type { Workspaces } from "./workspaces.ts";
 
 export interface RepositoryDeps {
@@ -47,7 +47,7 @@ export class Repositories {
     return { dir, workspace: this.#paths.relative(dir) };
   }
 
-  async clone(input: { repo: string; branch?: string; path?: string; depth: number; force: boolean }, context: CallContext = {}) {
+  async clone(input: { repo: string; branch?: string; path?: string; depth: number; force: boolean }, context: CallContext = {}): Promise<Clone> {
     const repo = parseRepo(input.repo);
     const url = /^https?:\/\//.test(input.repo) ? input.repo : (await this.#host.repository(repo, context.signal)).clone_url;
     const { dir, workspace } = this.#cloneTarget(repo.name, input.path);
@@ -68,7 +68,7 @@ export class Repositories {
     }
   }
 
-  async listFiles(input: { repo: string; pattern: string; ref?: string }, context: CallContext = {}) {
+  async listFiles(input: { repo: string; pattern: string; ref?: string }, context: CallContext = {}): Promise<RepositoryFiles> {
     const repo = parseRepo(input.repo);
     const { ref, files, truncated } = await this.#host.files(repo, input.ref, context.signal);
     const glob = new Bun.Glob(input.pattern);
@@ -78,7 +78,7 @@ export class Repositories {
   }
 
   /** What a repository's configuration declares, read through the API without cloning it. */
-  async iacConfig(input: { repo: string; ref?: string }, context: CallContext = {}) {
+  async iacConfig(input: { repo: string; ref?: string }, context: CallContext = {}): Promise<RepositoryConfiguration> {
     const repo = parseRepo(input.repo);
     const { ref, files } = await this.#host.files(repo, input.ref, context.signal);
     const iac = files.filter((f) => /\.(tf|tofu|tfvars)$|(^|\/)(\.terraform\.lock\.hcl|terragrunt\.hcl)$/.test(f.path));
@@ -91,14 +91,15 @@ export class Repositories {
       const inDir = configs.filter((c) => (c.file.includes("/") ? c.file.slice(0, c.file.lastIndexOf("/")) : ".") === dir);
       const blocks = inDir.flatMap((c) => c.parsed.body.blocks.map((block) => ({ block, file: c.file })));
       const terraform = blocks.filter((b) => b.block.type === "terraform");
-      const literal = (expr: unknown) => ((expr as { kind?: string; value?: unknown })?.kind === "literal" ? (expr as { value: unknown }).value : undefined);
       return {
         path: dir,
         files: iac.filter((f) => (f.path.includes("/") ? f.path.slice(0, f.path.lastIndexOf("/")) : ".") === dir).map((f) => f.path),
-        required_version: terraform.map((t) => literal(t.block.body.attributes.get("required_version")?.expr)).find((v) => v !== undefined) ?? null,
+        required_version: terraform.map((t) => text(t.block.body.attributes.get("required_version")?.expr)).find((v) => v !== undefined) ?? null,
         backend: terraform.flatMap((t) => t.block.body.blocks.filter((b) => b.type === "backend").map((b) => b.labels[0])).at(0) ?? null,
         providers: terraform.flatMap((t) => t.block.body.blocks.filter((b) => b.type === "required_providers").flatMap((b) => [...b.body.attributes.keys()])),
-        modules: blocks.filter((b) => b.block.type === "module").map((b) => ({ name: b.block.labels[0], source: literal(b.block.body.attributes.get("source")?.expr) ?? null })),
+        modules: blocks
+          .filter((b) => b.block.type === "module" && b.block.labels[0])
+          .map((b) => ({ name: b.block.labels[0]!, source: text(b.block.body.attributes.get("source")?.expr) ?? null })),
         resources: blocks.filter((b) => b.block.type === "resource").length,
         syntax_errors: inDir.flatMap((c) => c.parsed.errors.map((e) => ({ file: c.file, line: e.line, message: e.message }))),
       };
@@ -107,14 +108,14 @@ export class Repositories {
   }
 
   /** Clones a repository and readies each configuration in it: analysed, and initialised when asked. */
-  async prepare(input: { repo: string; branch?: string; path?: string; init: boolean; force: boolean }, context: CallContext = {}) {
+  async prepare(input: { repo: string; branch?: string; path?: string; init: boolean; force: boolean }, context: CallContext = {}): Promise<Prepared> {
     const cloned = await this.clone({ ...input, depth: 1 }, context);
     const dirs = configurationDirs(this.#paths.resolve(cloned.path));
-    const workspaces = [];
+    const workspaces: Prepared["workspaces"] = [];
     for (const dir of dirs) {
       const path = this.#paths.relative(dir);
       const analysis = analyzeConfiguration(await loadConfiguration(dir));
-      let init: Record<string, unknown> | undefined;
+      let init: Prepared["workspaces"][number]["init"];
       if (input.init) {
         try {
           await this.#init(path, context);
@@ -129,3 +130,6 @@ export class Repositories {
   }
 
 }
+
+/** A string written as a literal: what can be read of a configuration without evaluating it. */
+const text = (expr: Expr | undefined) => (expr?.kind === "literal" && typeof expr.value === "string" ? expr.value : undefined);

@@ -3,7 +3,7 @@
  * main.tf, outputs.tf and a README, for a cloud provider or for none (built-in resources only, which needs no
  * download). Every variable and output has a description and a type, so the project starts with a full score.
  */
-export type StarterProvider = "aws" | "azurerm" | "google" | "none";
+import type { StarterProvider } from "./model.ts";
 
 const providers: Record<Exclude<StarterProvider, "none">, { source: string; version: string; config: string; region: string; resource: string }> = {
   aws: {

@@ -4,26 +4,14 @@
  * `#trivy:ignore:<id>`) above it or on the flagged line. Findings carry the rule's ids, file, line and address.
  */
 import type { Configuration, ResourceInstance } from "./configuration.ts";
-import { severities, type Severity } from "./rules/rule.ts";
+import { severities, type Severity } from "./model.ts";
 import { awsRules } from "./rules/aws.ts";
 import { azureRules } from "./rules/azure.ts";
 import { gcpRules } from "./rules/gcp.ts";
 import type { Result, Rule, RuleContext } from "./rules/rule.ts";
+import type { Finding, ScanReport } from "./views.ts";
 
 export const rules: Rule[] = [...awsRules, ...azureRules, ...gcpRules];
-
-export interface Finding {
-  rule_id: string;
-  tfsec_id: string;
-  provider: Rule["provider"];
-  severity: Severity;
-  category: Rule["category"];
-  title: string;
-  remediation: string;
-  resource: string;
-  file: string;
-  line: number;
-}
 
 export interface Evaluation {
   rule: Rule;
@@ -67,12 +55,6 @@ function skipComment(comments: { line: number; text: string }[], rule: Rule, res
       return comment.text.replace(/^(#|\/\/)\s*/, "").trim();
   }
   return undefined;
-}
-
-export interface ScanReport {
-  findings: Finding[];
-  skipped: (Finding & { reason: string })[];
-  summary: { rules: number; resources: number; passed: number; failed: number; skipped: number; unknown: number; by_severity: Record<Severity, number> };
 }
 
 /** The failed rules at or above `minimum` severity, as findings. */

@@ -7,7 +7,6 @@ import { createHash, randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { RunRecord } from "../../actors/workspace.machine.ts";
 import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
 import { findTool } from "../toolchain.ts";
@@ -20,17 +19,32 @@ import { backendOf, configurationDirs, configurationFiles, isInitialised, locked
 import { parseHcl } from "./hcl.ts";
 import { LanguageTools } from "./language.ts";
 import { LanguageServer } from "./lsp.ts";
-import { applyActions, type Action, type InfraInput } from "./model.ts";
+import { applyActions, severities, type Action, type InfraInput, type Severity, type StarterProvider, type TokenSource } from "./model.ts";
 import { WorkspacePaths, workspaceRootOf } from "./paths.ts";
 import { checkFocus, recommend } from "./recommendations.ts";
 import { Repositories } from "./repositories.ts";
-import { severities, type Severity } from "./rules/rule.ts";
 import { runProgram, tail } from "./run.ts";
 import { toSarif } from "./sarif.ts";
-import { starterFiles, type StarterProvider } from "./scaffold.ts";
+import { starterFiles } from "./scaffold.ts";
 import { scan } from "./scanner.ts";
 import { invocation, jsonDocument } from "./tofu.ts";
 import { RepositoryHost } from "./vcs.ts";
+import type {
+  ActionResult,
+  AnalysisResult,
+  Environment,
+  FileCheck,
+  Recommendations,
+  RunRecord,
+  RunResult,
+  SecurityScan,
+  Setup,
+  ToolStatus,
+  Versions,
+  VersionResult,
+  WorkspaceInfo,
+  WorkspaceList,
+} from "./views.ts";
 import { Workspaces } from "./workspaces.ts";
 
 /** What a tool call hands the service: cancellation and progress, from MCP. */
@@ -89,7 +103,7 @@ export class InfraService {
   }
 
   /** Runs one action of the `infra` tool in a workspace and answers its structured result. */
-  async run(input: InfraInput, context: CallContext = {}): Promise<Record<string, unknown>> {
+  async run(input: InfraInput, context: CallContext = {}): Promise<RunResult> {
     const action = input.action as Action;
     if ((applyActions as readonly string[]).includes(action) && !this.config.allow_apply)
       throw new InfraError("UNKNOWN_ACTION", `${action} is turned off on this server (infra.allow_apply is false)`);
@@ -129,7 +143,7 @@ export class InfraService {
         throw new InfraError("RUN_FAILED", `${binary.name} ${how.args[0]} failed with exit code ${result.exitCode}`, {
           exitCode: result.exitCode,
           stderrTail: tail(result.stderr) || tail(result.stdout),
-          ...(parsed && Array.isArray(parsed.diagnostics) && parsed.diagnostics.length ? { diagnostics: parsed.diagnostics } : {}),
+          ...(parsed && "diagnostics" in parsed && parsed.diagnostics.length ? { diagnostics: parsed.diagnostics } : {}),
           logFile,
         });
       }
@@ -206,7 +220,7 @@ export class InfraService {
   }
 
   /** What is installed and configured: binaries with their versions, the root, and apply's switch. Never a token. */
-  async environment(tokenSource: string): Promise<Record<string, unknown>> {
+  async environment(tokenSource: TokenSource): Promise<Environment> {
     const binary = findBinary(this.config);
     const languageServer = findTool("terraform-ls", this.config.language_server);
     const git = findTool("git");
@@ -215,8 +229,10 @@ export class InfraService {
       languageServer ? firstLine([languageServer, "version"]) : undefined,
       git ? firstLine([git, "--version"]) : undefined,
     ]);
-    const tools = {
-      [binary?.name ?? "tofu"]: binary ? { installed: true, path: binary.path, version: binaryVersion } : { installed: false, install: "bun run tools, or set infra.binary" },
+    // Typed on its own: a value under a computed key is not checked against the named properties.
+    const runs: ToolStatus = binary ? { installed: true, path: binary.path, version: binaryVersion } : { installed: false, install: "bun run tools, or set infra.binary" };
+    const tools: Environment["tools"] = {
+      [binary?.name ?? "tofu"]: runs,
       "terraform-ls": languageServer
         ? { installed: true, path: languageServer, version: lsVersion }
         : { installed: false, install: "bun run tools, or set infra.language_server", fallback: "formatting by tofu fmt, validation by the HCL parser" },
@@ -233,10 +249,10 @@ export class InfraService {
   }
 
   /** The binary's version and, for a workspace, the provider versions its lock file selects. */
-  async version(path: string): Promise<Record<string, unknown>> {
+  async version(path: string): Promise<Versions> {
     const binary = requireBinary(this.config);
     const dir = this.paths.existing(path, "workspace");
-    const version = jsonDocument(await output([binary.path, "version", "-json"])) as unknown as { terraform_version: string; platform: string };
+    const version = jsonDocument(await output([binary.path, "version", "-json"])) as VersionResult;
     return {
       binary: { name: binary.name, path: binary.path, version: version.terraform_version, platform: version.platform },
       path: this.paths.relative(dir),
@@ -245,13 +261,13 @@ export class InfraService {
   }
 
   /** Every folder under the root with configuration files: initialised, its backend, its state and last run. */
-  async workspaceList(): Promise<Record<string, unknown>[]> {
-    const list: Record<string, unknown>[] = [];
+  async workspaceList(): Promise<WorkspaceList> {
+    const workspaces: WorkspaceList["workspaces"] = [];
     for (const dir of configurationDirs(this.paths.root)) {
       const path = this.paths.relative(dir);
-      list.push({ path, initialised: isInitialised(dir), backend: await backendOf(dir), ...this.workspaces.view(path) });
+      workspaces.push({ path, initialised: isInitialised(dir), backend: await backendOf(dir), ...this.workspaces.view(path) });
     }
-    return list;
+    return { root: this.paths.root, workspaces };
   }
 
   /** The configuration in a workspace folder (its local modules followed); a folder without .tf files is refused. */
@@ -262,13 +278,13 @@ export class InfraService {
     return { dir, workspace: this.paths.relative(dir), config: await loadConfiguration(dir) };
   }
 
-  async analyze(path: string): Promise<Record<string, unknown>> {
+  async analyze(path: string): Promise<AnalysisResult> {
     const { workspace, config } = await this.configuration(path);
     return { path: workspace, ...analyzeConfiguration(config) };
   }
 
   /** One file's syntax and what it shows on its own; a syntax error is a finding here, with its line. */
-  async fileCheck(path: string): Promise<Record<string, unknown>> {
+  async fileCheck(path: string): Promise<FileCheck> {
     const file = this.paths.existing(path, "file");
     if (!statSync(file).isFile()) throw new InfraError("INVALID_PATH", `${path} is a folder; give a file`);
     if (!/\.(tf|tofu|tfvars|hcl)$/.test(file)) throw new InfraError("INVALID_ARGUMENT", `${path} is not an HCL file (.tf, .tofu, .tfvars, .hcl)`);
@@ -286,14 +302,14 @@ export class InfraService {
     };
   }
 
-  async workspaceInfo(path: string): Promise<Record<string, unknown>> {
+  async workspaceInfo(path: string): Promise<WorkspaceInfo> {
     const { dir, workspace, config } = await this.configuration(path);
     const files = config.root.files.map((f) => {
       const text = readFileSync(join(dir, f.path), "utf8");
       return { name: f.path, bytes: Buffer.byteLength(text), lines: text.split("\n").length, blocks: f.body.blocks.length, syntax_errors: f.errors.length };
     });
     const stateFile = join(dir, "terraform.tfstate");
-    let stateSummary: Record<string, unknown> = { present: false };
+    let stateSummary: WorkspaceInfo["state_file"] = { present: false };
     if (existsSync(stateFile)) {
       const parsed = JSON.parse(readFileSync(stateFile, "utf8")) as { serial?: number; resources?: unknown[] };
       stateSummary = { present: true, serial: parsed.serial ?? null, resources: parsed.resources?.length ?? 0 };
@@ -317,7 +333,7 @@ export class InfraService {
   }
 
   /** Writes a starting project into a new or empty-of-these-files folder; refuses to overwrite anything. */
-  workspaceSetup(path: string, name: string, provider: StarterProvider): Record<string, unknown> {
+  workspaceSetup(path: string, name: string, provider: StarterProvider): Setup {
     const dir = this.paths.resolve(path);
     const files = starterFiles(name, provider);
     const taken = Object.keys(files).filter((file) => existsSync(join(dir, file)));
@@ -328,7 +344,7 @@ export class InfraService {
   }
 
   /** The security scan of a workspace; a file with syntax errors stops it, naming the file and line. */
-  async securityScan(path: string, severity: string, format: "json" | "sarif"): Promise<Record<string, unknown>> {
+  async securityScan(path: string, severity: string, format: "json" | "sarif"): Promise<SecurityScan> {
     const minimum = checkSeverity(severity);
     const { workspace, config } = await this.configuration(path);
     const broken = config.modules.flatMap((m) => m.files).find((f) => f.errors.length);
@@ -337,11 +353,11 @@ export class InfraService {
       throw new InfraError("SYNTAX_ERROR", `${broken.path} line ${first!.line}: ${first!.message}; fix it before scanning`, { file: broken.path, line: first!.line });
     }
     const report = scan(config, minimum);
-    if (format === "sarif") return { path: workspace, sarif: toSarif(report, version) };
+    if (format === "sarif") return { path: workspace, minimum_severity: minimum, summary: report.summary, sarif: toSarif(report, version) };
     return { path: workspace, minimum_severity: minimum, ...report };
   }
 
-  async recommendations(path: string, focus: string): Promise<Record<string, unknown>> {
+  async recommendations(path: string, focus: string): Promise<Recommendations> {
     const checked = checkFocus(focus);
     const { workspace, config } = await this.configuration(path);
     const list = recommend(config, checked);
@@ -358,7 +374,7 @@ export class InfraService {
 }
 
 function checkSeverity(severity: string): Severity {
-  if ((severities as string[]).includes(severity)) return severity as Severity;
+  if ((severities as readonly string[]).includes(severity)) return severity as Severity;
   throw new InfraError("INVALID_ARGUMENT", `unknown severity ${JSON.stringify(severity)}; allowed: ${severities.join(", ")}`);
 }
 
@@ -380,7 +396,7 @@ function progressMessage(line: string): string {
   return line.slice(0, 200);
 }
 
-function safeParse(parse: (out: string, code: number) => Record<string, unknown>, out: string, code: number) {
+function safeParse(parse: (out: string, code: number) => ActionResult, out: string, code: number) {
   try {
     return parse(out, code);
   } catch {

@@ -3,7 +3,8 @@
  * command has it) and how its output becomes a structured result. Never a command that changes infrastructure
  * unless it is `apply` of a plan this server saved.
  */
-import type { Action, Diagnostic } from "./model.ts";
+import type { Action } from "./model.ts";
+import type { ActionResult, Diagnostic, FmtResult, GraphResult, InitResult, PlanResult, ProvidersResult, ShowResult, ValidateResult, VersionResult } from "./views.ts";
 
 export interface Invocation {
   args: string[];
@@ -11,7 +12,7 @@ export interface Invocation {
   okExitCodes: number[];
   /** Whether the action reads a variables file. */
   takesVars: boolean;
-  parse(stdout: string, exitCode: number): Record<string, unknown>;
+  parse(stdout: string, exitCode: number): ActionResult;
 }
 
 export interface InvocationOptions {
@@ -31,7 +32,7 @@ export function invocation(action: Action, options: InvocationOptions): Invocati
         args: ["validate", "-no-color", "-json"],
         okExitCodes: [0, 1],
         takesVars: false,
-        parse: (out) => {
+        parse: (out): ValidateResult => {
           const report = jsonDocument(out) as { valid: boolean; error_count: number; warning_count: number; diagnostics: RawDiagnostic[] };
           return { valid: report.valid, error_count: report.error_count, warning_count: report.warning_count, diagnostics: report.diagnostics.map(diagnostic) };
         },
@@ -41,7 +42,7 @@ export function invocation(action: Action, options: InvocationOptions): Invocati
         args: ["fmt", "-no-color", "-recursive", "-list=true", ...(options.write ? [] : ["-check", "-diff", "-write=false"])],
         okExitCodes: [0, 3],
         takesVars: false,
-        parse: (out) => {
+        parse: (out): FmtResult => {
           // Listed file names stand alone on their lines; the diff's own lines start with ---, +++, @@, a sign or a space.
           const files = out.split("\n").filter((line) => /^[^-+@\s].*\.(tf|tfvars|tofu|tftest\.hcl)$/.test(line));
           return { written: options.write === true, files: files.map((f) => f.trim()), formatted: files.length === 0, ...(options.write ? {} : { diff: out }) };
@@ -62,14 +63,15 @@ export function invocation(action: Action, options: InvocationOptions): Invocati
         args: ["show", "-no-color", "-json", ...(options.planFile ? [options.planFile] : [])],
         okExitCodes: [0],
         takesVars: false,
-        parse: (out) => jsonDocument(out),
+        // tofu's own document, passed on as printed (it always names its format_version).
+        parse: (out) => jsonDocument(out) as ShowResult,
       };
     case "graph":
       return { args: ["graph"], okExitCodes: [0], takesVars: false, parse: (out) => graphOf(out) };
     case "providers":
       return { args: ["providers", "-no-color"], okExitCodes: [0], takesVars: false, parse: (out) => providersOf(out) };
     case "version":
-      return { args: ["version", "-json"], okExitCodes: [0], takesVars: false, parse: (out) => jsonDocument(out) };
+      return { args: ["version", "-json"], okExitCodes: [0], takesVars: false, parse: (out) => jsonDocument(out) as VersionResult };
   }
 }
 
@@ -95,7 +97,7 @@ interface JsonLine {
   change?: { resource: { addr: string; resource_type: string }; action: string; reason?: string };
   changes?: { add: number; change: number; import: number; remove: number };
   outputs?: Record<string, { sensitive: boolean; action?: string; value?: unknown }>;
-  hook?: { resource?: { addr: string }; action?: string };
+  hook?: { resource?: { addr: string }; action: string };
 }
 
 /**
@@ -121,7 +123,7 @@ export function jsonLines(out: string): JsonLine[] {
   return lines;
 }
 
-function messagesOf(out: string) {
+function messagesOf(out: string): InitResult {
   const lines = jsonLines(out);
   return {
     messages: lines.filter((l) => l.type !== "diagnostic" && l.type !== "version").map((l) => l["@message"]),
@@ -129,7 +131,7 @@ function messagesOf(out: string) {
   };
 }
 
-function planOf(out: string) {
+function planOf(out: string): PlanResult {
   const lines = jsonLines(out);
   const summary = lines.findLast((l) => l.type === "change_summary")?.changes;
   return {
@@ -144,14 +146,14 @@ function planOf(out: string) {
 }
 
 /** `graph` prints DOT; its nodes and edges, quoted names unquoted. */
-function graphOf(out: string) {
+function graphOf(out: string): GraphResult {
   const edges = [...out.matchAll(/^\s*"([^"]+)"\s*->\s*"([^"]+)"/gm)].map(([, from, to]) => ({ from: from!, to: to! }));
   const nodes = [...new Set([...out.matchAll(/^\s*"([^"]+)"\s*\[/gm)].map(([, name]) => name!).concat(edges.flatMap((e) => [e.from, e.to])))];
   return { dot: out, nodes, edges };
 }
 
 /** `providers` prints a tree of modules and their provider requirements. */
-function providersOf(out: string) {
+function providersOf(out: string): ProvidersResult {
   const requirements = [...out.matchAll(/provider\[([^\]]+)\]\s*([^\n]*)/g)].map(([, source, constraint]) => ({ source: source!, constraint: constraint!.trim() || null }));
   return { tree: out.trim(), providers: [...new Map(requirements.map((r) => [`${r.source} ${r.constraint}`, r])).values()] };
 }

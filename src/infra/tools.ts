@@ -1,21 +1,51 @@
-/** The `infra` MCP server's 21 tools. Adapters only: each checks its input's shape and calls the service. */
-import { Type } from "@sinclair/typebox";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { defineTool, jsonResult, type Tool } from "../mcp/define.ts";
+/**
+ * The `infra` MCP server's 21 tools. Adapters only: each checks its input's shape, calls the service and answers
+ * its result, whose type is its output schema's (views.ts), as structured content.
+ */
+import { type Static, type TObject, Type } from "@sinclair/typebox";
+import { jsonResult, type Tool, type ToolContext } from "../mcp/define.ts";
 import type { ToolFailure } from "../mcp/call.ts";
 import { InfraError, toolErrorText } from "./errors.ts";
-import { FilePath, infraInput, WorkspacePath } from "./model.ts";
-import { focuses } from "./recommendations.ts";
+import { FilePath, focuses, infraInput, StarterProvider, type TokenSource, WorkspacePath } from "./model.ts";
 import { rules } from "./scanner.ts";
 import type { InfraService } from "./service.ts";
+import {
+  AnalysisResult,
+  Clone,
+  Completions,
+  DocumentDiagnostics,
+  Environment,
+  FileCheck,
+  Formatting,
+  HoverResult,
+  LspDebug,
+  LspStatus,
+  Prepared,
+  Recommendations,
+  RepositoryConfiguration,
+  RepositoryFiles,
+  runResult,
+  SecurityScan,
+  Setup,
+  Versions,
+  WorkspaceInfo,
+  WorkspaceList,
+} from "./views.ts";
 
 /** The categories of tools.json, by tool. */
 export const categoryOf: Record<string, string> = {};
 
-const tool = <T extends Tool<any>>(category: string, definition: T): T => {
+interface InfraToolSpec<S extends TObject, O extends TObject> extends Omit<Tool<S>, "output" | "handler"> {
+  output: O;
+  /** The service call; its result must be of the output schema's type, which the host checks again on every call. */
+  run(args: Static<S>, context: ToolContext): Promise<Static<O>>;
+}
+
+/** A tool of a tools.json category, answering `run`'s result as JSON text and as structured content. */
+function tool<S extends TObject, O extends TObject>(category: string, { run, ...definition }: InfraToolSpec<S, O>): Tool<S> {
   categoryOf[definition.name] = category;
-  return definition;
-};
+  return { ...definition, handler: async (args, context) => jsonResult((await run(args, context)) as Record<string, unknown>) };
+}
 
 /** An InfraError is the model's to read and act on; anything else is the host's plain failure. */
 export const infraFailure: ToolFailure = (error) => ({
@@ -23,16 +53,14 @@ export const infraFailure: ToolFailure = (error) => ({
   content: [{ type: "text", text: error instanceof InfraError ? toolErrorText(error) : error instanceof Error ? error.message : String(error) }],
 });
 
-const json = (value: Record<string, unknown>): CallToolResult => jsonResult(value);
-
 export interface InfraToolDeps {
   infra: InfraService;
   /** Where the repository host token would come from: `vault`, `VCS_TOKEN` or `none`. */
-  tokenSource(): Promise<string>;
+  tokenSource(): Promise<TokenSource>;
 }
 
 export const infraTools = ({ infra, tokenSource }: InfraToolDeps): Tool[] => [
-  tool("core", defineTool({
+  tool("core", {
     name: "infra",
     title: "Run OpenTofu/Terraform",
     description:
@@ -42,33 +70,37 @@ export const infraTools = ({ infra, tokenSource }: InfraToolDeps): Tool[] => [
       (infra.config.allow_apply ? " apply and destroy take only a plan saved here, with its hash." : " Nothing changes infrastructure: apply and destroy are off."),
     input: infraInput(infra.config.allow_apply),
     annotations: { destructiveHint: infra.config.allow_apply, openWorldHint: true },
-    handler: async (args, context) => json(await infra.run(args, context)),
-  })),
-  tool("core", defineTool({
+    output: runResult(infra.config.allow_apply),
+    run: (args, context) => infra.run(args, context),
+  }),
+  tool("core", {
     name: "infra_environment_check",
     title: "Check the infrastructure tools",
     description: "Report which tools are installed (tofu or terraform, terraform-ls, git) with their versions, the workspace root, and whether apply is allowed.",
     input: Type.Object({}),
     annotations: { readOnlyHint: true },
-    handler: async () => json(await infra.environment(await tokenSource())),
-  })),
-  tool("core", defineTool({
+    output: Environment,
+    run: async () => infra.environment(await tokenSource()),
+  }),
+  tool("core", {
     name: "infra_version",
     title: "Binary and provider versions",
     description: "The tofu/terraform binary's version, and the provider versions a workspace's lock file (.terraform.lock.hcl) selects.",
     input: Type.Object({ path: WorkspacePath }),
     annotations: { readOnlyHint: true },
-    handler: async ({ path }) => json(await infra.version(path)),
-  })),
-  tool("core", defineTool({
+    output: Versions,
+    run: ({ path }) => infra.version(path),
+  }),
+  tool("core", {
     name: "infra_workspace_list",
     title: "List workspaces",
     description: "Every folder under the workspace root with configuration files: whether it is initialised, its backend, whether a run is under way, and its last run.",
     input: Type.Object({}),
     annotations: { readOnlyHint: true },
-    handler: async () => json({ root: infra.paths.root, workspaces: await infra.workspaceList() }),
-  })),
-  tool("diagnostics", defineTool({
+    output: WorkspaceList,
+    run: () => infra.workspaceList(),
+  }),
+  tool("diagnostics", {
     name: "infra_analyze",
     title: "Analyze a configuration",
     description:
@@ -76,25 +108,28 @@ export const infraTools = ({ infra, tokenSource }: InfraToolDeps): Tool[] => [
       "(syntax errors, variables without description or type, no required_version, unpinned providers and modules, hard-coded secrets) and statistics.",
     input: Type.Object({ path: WorkspacePath }),
     annotations: { readOnlyHint: true },
-    handler: async ({ path }) => json(await infra.analyze(path)),
-  })),
-  tool("diagnostics", defineTool({
+    output: AnalysisResult,
+    run: ({ path }) => infra.analyze(path),
+  }),
+  tool("diagnostics", {
     name: "infra_file_check",
     title: "Check one file",
     description: "Parse one .tf/.tfvars file: syntax errors with line and column, and the issues the file shows on its own, with a score.",
     input: Type.Object({ path: FilePath }),
     annotations: { readOnlyHint: true },
-    handler: async ({ path }) => json(await infra.fileCheck(path)),
-  })),
-  tool("diagnostics", defineTool({
+    output: FileCheck,
+    run: ({ path }) => infra.fileCheck(path),
+  }),
+  tool("diagnostics", {
     name: "infra_workspace_info",
     title: "Describe a workspace",
     description: "A workspace's files, resources, data sources, modules, providers, variables, outputs, backend, state file, initialisation and last run.",
     input: Type.Object({ path: WorkspacePath }),
     annotations: { readOnlyHint: true },
-    handler: async ({ path }) => json(await infra.workspaceInfo(path)),
-  })),
-  tool("diagnostics", defineTool({
+    output: WorkspaceInfo,
+    run: ({ path }) => infra.workspaceInfo(path),
+  }),
+  tool("diagnostics", {
     name: "infra_workspace_setup",
     title: "Start a new project",
     description:
@@ -103,12 +138,13 @@ export const infraTools = ({ infra, tokenSource }: InfraToolDeps): Tool[] => [
     input: Type.Object({
       path: Type.String({ minLength: 1, maxLength: 4096, description: "The folder to create, relative to the workspace root." }),
       name: Type.String({ pattern: "^[a-z][a-z0-9-]{0,39}$", default: "app", description: "The project's name prefix." }),
-      provider: Type.Union([Type.Literal("aws"), Type.Literal("azurerm"), Type.Literal("google"), Type.Literal("none")], { default: "none" }),
+      provider: Type.Union(StarterProvider.anyOf, { default: "none" }),
     }),
     annotations: { destructiveHint: false },
-    handler: async ({ path, name, provider }) => json(infra.workspaceSetup(path, name, provider)),
-  })),
-  tool("security", defineTool({
+    output: Setup,
+    run: async ({ path, name, provider }) => infra.workspaceSetup(path, name, provider),
+  }),
+  tool("security", {
     name: "infra_security_scan",
     title: "Scan for security issues",
     description:
@@ -121,9 +157,10 @@ export const infraTools = ({ infra, tokenSource }: InfraToolDeps): Tool[] => [
       format: Type.Union([Type.Literal("json"), Type.Literal("sarif")], { default: "json" }),
     }),
     annotations: { readOnlyHint: true },
-    handler: async ({ path, severity, format }) => json(await infra.securityScan(path, severity, format)),
-  })),
-  tool("security", defineTool({
+    output: SecurityScan,
+    run: ({ path, severity, format }) => infra.securityScan(path, severity, format),
+  }),
+  tool("security", {
     name: "infra_recommendations",
     title: "Recommend improvements",
     description: `Recommendations for a workspace, each with its file and line, by focus: ${focuses.join(", ")} (default security).`,
@@ -132,67 +169,75 @@ export const infraTools = ({ infra, tokenSource }: InfraToolDeps): Tool[] => [
       focus: Type.String({ default: "security", description: `One of ${focuses.join(", ")}.` }),
     }),
     annotations: { readOnlyHint: true },
-    handler: async ({ path, focus }) => json(await infra.recommendations(path, focus)),
-  })),
-  tool("language server", defineTool({
+    output: Recommendations,
+    run: ({ path, focus }) => infra.recommendations(path, focus),
+  }),
+  tool("language server", {
     name: "iac_complete",
     title: "Completions at a position",
     description: "Completions from terraform-ls at a position in a .tf file: resource types, attributes, variables, functions. Positions are 0-based (LSP).",
     input: Type.Object({ path: FilePath, line: Position("line"), character: Position("character") }),
     annotations: { readOnlyHint: true },
-    handler: async ({ path, line, character }) => json(await infra.language.complete(path, line, character)),
-  })),
-  tool("language server", defineTool({
+    output: Completions,
+    run: ({ path, line, character }) => infra.language.complete(path, line, character),
+  }),
+  tool("language server", {
     name: "iac_hover",
     title: "Documentation at a position",
     description: "What terraform-ls says about the symbol at a position (its documentation and type). Positions are 0-based (LSP).",
     input: Type.Object({ path: FilePath, line: Position("line"), character: Position("character") }),
     annotations: { readOnlyHint: true },
-    handler: async ({ path, line, character }) => json(await infra.language.hover(path, line, character)),
-  })),
-  tool("language server", defineTool({
+    output: HoverResult,
+    run: ({ path, line, character }) => infra.language.hover(path, line, character),
+  }),
+  tool("language server", {
     name: "iac_format_lsp",
     title: "Format a file",
     description: "Format a file with terraform-ls (or tofu fmt when terraform-ls is not installed; the result says which). Answers the formatted text; writes it back only with write: true.",
     input: Type.Object({ path: FilePath, write: Type.Boolean({ default: false, description: "Write the formatted text back to the file." }) }),
-    handler: async ({ path, write }) => json(await infra.language.formatDocument(path, write)),
-  })),
-  tool("language server", defineTool({
+    output: Formatting,
+    run: ({ path, write }) => infra.language.formatDocument(path, write),
+  }),
+  tool("language server", {
     name: "iac_validate_lsp",
     title: "Diagnostics for a file",
     description: "The diagnostics terraform-ls publishes for a file (or our HCL parser's, when terraform-ls is not installed; the result says which). Ranges are 0-based (LSP).",
     input: Type.Object({ path: FilePath }),
     annotations: { readOnlyHint: true },
-    handler: async ({ path }) => json(await infra.language.validateDocument(path)),
-  })),
-  tool("language server", defineTool({
+    output: DocumentDiagnostics,
+    run: ({ path }) => infra.language.validateDocument(path),
+  }),
+  tool("language server", {
     name: "iac_lsp_status",
     title: "Language server status",
     description: "Whether terraform-ls is installed, and its state: absent (not started), starting, ready or crashed (restarted by the next call that needs it).",
     input: Type.Object({}),
     annotations: { readOnlyHint: true },
-    handler: async () => json(infra.lsp.status()),
-  })),
-  tool("language server", defineTool({
+    output: LspStatus,
+    run: async () => infra.lsp.status(),
+  }),
+  tool("language server", {
     name: "infra_lsp_init",
     title: "Start the language server",
     description: "Start terraform-ls for the workspace root (or restart it with restart: true) and answer its name, version and capabilities.",
     input: Type.Object({ restart: Type.Boolean({ default: false }) }),
-    handler: async ({ restart }) => {
+    output: LspDebug,
+    async run({ restart }) {
       if (restart) await infra.lsp.stop();
       await infra.lsp.start();
-      return json(await infra.lsp.debug());
+      return infra.lsp.debug();
     },
-  })),
-  tool("language server", defineTool({
+  }),
+  tool("language server", {
     name: "infra_lsp_debug",
     title: "Language server details",
     description: "Everything known about the terraform-ls process: state, pid, restarts, last error, server info, capabilities, open documents, recent requests with their timings, and its last stderr lines.",
     input: Type.Object({}),
     annotations: { readOnlyHint: true },
-    handler: async () => json(await infra.lsp.debug()),
-  })),
-  tool("repository host", defineTool({
+    output: LspDebug,
+    run: () => infra.lsp.debug(),
+  }),
+  tool("repository host", {
     name: "vcs_clone_repo",
     title: "Clone a repository",
     description:
@@ -206,25 +251,28 @@ export const infraTools = ({ infra, tokenSource }: InfraToolDeps): Tool[] => [
       force: Type.Boolean({ default: false, description: "Remove an existing target folder first." }),
     }),
     annotations: { openWorldHint: true },
-    handler: async (args, context) => json(await infra.repositories.clone(args, context)),
-  })),
-  tool("repository host", defineTool({
+    output: Clone,
+    run: (args, context) => infra.repositories.clone(args, context),
+  }),
+  tool("repository host", {
     name: "vcs_get_iac_config",
     title: "Read a repository's configuration",
     description: "Without cloning: a repository's IaC files and, per configuration folder, its required_version, backend, providers, modules and resource count.",
     input: Type.Object({ repo: Repo, ref: Ref }),
     annotations: { readOnlyHint: true, openWorldHint: true },
-    handler: async (args, context) => json(await infra.repositories.iacConfig(args, context)),
-  })),
-  tool("repository host", defineTool({
+    output: RepositoryConfiguration,
+    run: (args, context) => infra.repositories.iacConfig(args, context),
+  }),
+  tool("repository host", {
     name: "vcs_list_iac_files",
     title: "List a repository's IaC files",
     description: "Files of a repository matching a glob (default *.tf; a pattern without / matches file names in every folder), with their sizes.",
     input: Type.Object({ repo: Repo, pattern: Type.String({ minLength: 1, maxLength: 200, default: "*.tf" }), ref: Ref }),
     annotations: { readOnlyHint: true, openWorldHint: true },
-    handler: async (args, context) => json(await infra.repositories.listFiles(args, context)),
-  })),
-  tool("repository host", defineTool({
+    output: RepositoryFiles,
+    run: (args, context) => infra.repositories.listFiles(args, context),
+  }),
+  tool("repository host", {
     name: "vcs_prepare_workspace",
     title: "Clone and ready a workspace",
     description: "Clone a repository (shallow) and ready each configuration folder in it: analysed (score, issues), and initialised with init: true.",
@@ -236,8 +284,9 @@ export const infraTools = ({ infra, tokenSource }: InfraToolDeps): Tool[] => [
       force: Type.Boolean({ default: false }),
     }),
     annotations: { openWorldHint: true },
-    handler: async (args, context) => json(await infra.repositories.prepare(args, context)),
-  })),
+    output: Prepared,
+    run: (args, context) => infra.repositories.prepare(args, context),
+  }),
 ];
 
 const Position = (what: "line" | "character") =>

@@ -4,9 +4,10 @@
  */
 import type { Config } from "../config.ts";
 import type { Db } from "../db/client.ts";
+import type { TokenSource } from "./model.ts";
 import { storedCredential } from "../vault/service.ts";
 
-export async function tokenSource(db: Db, config: Config, env: Record<string, string | undefined> = process.env): Promise<{ source: "vault" | "VCS_TOKEN" | "none"; token?: string }> {
+export async function tokenSource(db: Db, config: Config, env: Record<string, string | undefined> = process.env): Promise<{ source: TokenSource; token?: string }> {
   let stored: Record<string, string> | undefined;
   try {
     stored = await storedCredential(db, config, config.vcs.vault_service);

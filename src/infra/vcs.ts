@@ -10,6 +10,7 @@ import { Octokit } from "@octokit/rest";
 import { findTool } from "../toolchain.ts";
 import { InfraError } from "./errors.ts";
 import { runProgram, tail } from "./run.ts";
+import type { RepositoryFile } from "./views.ts";
 
 export interface RepoRef {
   owner: string;
@@ -59,7 +60,7 @@ export class RepositoryHost {
   }
 
   /** Every file of the repository at `ref` (the default branch when left out). */
-  async files(repo: RepoRef, ref?: string, signal?: AbortSignal): Promise<{ ref: string; files: { path: string; size: number }[]; truncated: boolean }> {
+  async files(repo: RepoRef, ref?: string, signal?: AbortSignal): Promise<{ ref: string; files: RepositoryFile[]; truncated: boolean }> {
     const branch = ref ?? (await this.repository(repo, signal)).default_branch;
     const { data } = await this.#api(`tree of ${repo.owner}/${repo.name}@${branch}`, async () =>
       (await this.#client(signal)).rest.git.getTree({ owner: repo.owner, repo: repo.name, tree_sha: branch, recursive: "1" }),

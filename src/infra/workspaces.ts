@@ -8,14 +8,10 @@ import { createHash, randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createActor, type Actor } from "xstate";
-import { ended, type RunRecord, workspaceMachine, type WorkspaceState } from "../../actors/workspace.machine.ts";
+import { ended, workspaceMachine } from "../../actors/workspace.machine.ts";
 import { InfraError } from "./errors.ts";
-
-export interface WorkspaceView {
-  state: WorkspaceState;
-  running?: { action: string; runId: string; startedAt: string };
-  lastRun?: RunRecord;
-}
+import type { WorkspaceState } from "./model.ts";
+import type { RunRecord, WorkspaceView } from "./views.ts";
 
 export class Workspaces {
   readonly #actors = new Map<string, Actor<typeof workspaceMachine>>();

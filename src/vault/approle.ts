@@ -96,7 +96,8 @@ export class AppRoles {
   /** The caller a token stands for; refuses unknown, expired and revoked tokens. */
   async authenticate(token: string | undefined): Promise<Caller & { leaseId: string }> {
     const lease = token ? await this.leases.liveByHash(sha256(token)) : undefined;
-    if (!lease?.context) throw new VaultError("UNAUTHENTICATED", "A valid vault token is required (expired and revoked tokens are refused)");
+    // Only an agent's token: a setup-page session or an admin token never stands for a role.
+    if (lease?.context?.purpose !== "token") throw new VaultError("UNAUTHENTICATED", "A valid vault token is required (expired and revoked tokens are refused)");
     const role = await repo.findRole(this.db, lease.context.holder);
     if (!role) throw new VaultError("UNAUTHENTICATED", "The token's role no longer exists");
     // A secret_id revoked by another process (the CLI) ends its tokens here too.

@@ -17,20 +17,24 @@ export type Audit = (<T>(entry: AuditEntry, run: () => Promise<T>, statusOf?: (r
   record(entry: AuditEntry, outcome: string): Promise<void>;
 };
 
-/** Wraps a call so that its outcome is recorded whatever happens; the query string is left out of the path. */
-export function createAudit(db: Db, log: Logger): Audit {
+/**
+ * Wraps a call so that its outcome is recorded whatever happens; the query string is left out of the path.
+ * `counted` hears of each record (the vault's metrics).
+ */
+export function createAudit(db: Db, log: Logger, counted: (entry: AuditEntry, outcome: string) => void = () => {}): Audit {
   const write = async (entry: AuditEntry, status: number | undefined, outcome: string, durationMs: number) => {
     const row = {
       at: new Date(),
       caller: entry.caller,
       operation: entry.operation,
-      service: entry.service ?? null,
+      service: entry.service?.slice(0, 64) ?? null,
       method: entry.method ?? null,
       path: entry.path?.split("?")[0]?.slice(0, 512) ?? null,
       status: status ?? null,
       outcome,
       durationMs,
     };
+    counted(entry, outcome);
     try {
       await insertAudit(db, row);
     } catch (error) {

@@ -2,6 +2,9 @@
  * The vault's errors. Each carries a stable code and the HTTP status it maps to; messages name what was wrong
  * and never include a credential. HTTP answers `{ error: { code, message } }`; MCP tools answer `[CODE] message`.
  */
+import { Kind, type Static, type TSchema } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
+
 export type VaultErrorCode =
   | "SEALED"
   | "UNAUTHENTICATED"
@@ -68,3 +71,19 @@ export class VaultError extends Error {
 
 /** The text an MCP tool answers with when a vault call fails. */
 export const toolErrorText = (error: VaultError) => `[${error.code}] ${error.message}`;
+
+/**
+ * Throws the first way `value` fails `schema` as an INVALID_REQUEST naming the field, never the value, which may
+ * be a credential. A failed pattern is worded by the field's description (a regular expression says little);
+ * `whenEmpty` words an object that gives too little (a change that changes nothing).
+ */
+export function assertValid<T extends TSchema>(schema: T, value: unknown, whenEmpty = "the input is empty"): asserts value is Static<T> {
+  const error = Value.Errors(schema, value).First();
+  if (!error) return;
+  const field = error.path.slice(1).replaceAll("/", ".");
+  const object = typeof value === "object" && value !== null && !Array.isArray(value);
+  if (!field) throw VaultError.invalid(object ? whenEmpty : "the input must be a JSON object");
+  if (error.schema[Kind] === "Never") throw VaultError.invalid(`${field}: no such field`);
+  const words = error.schema.pattern !== undefined && error.schema.description ? error.schema.description : error.message;
+  throw VaultError.invalid(`${field}: ${words}`);
+}

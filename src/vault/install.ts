@@ -1,19 +1,25 @@
 /**
  * `platform mcp install`: writes the vault's MCP server entry into .mcp.json and both hooks into
- * .claude/settings.json, merging with what is there. Running it again changes nothing.
+ * .claude/settings.json, merging with what is there. Running it again changes nothing. The server entry is an
+ * argument list (no shell); each hook is one command line, which the assistant runs through the shell, so every
+ * word of it is quoted for a POSIX shell.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 export interface InstallResult {
-  files: { path: string; changed: boolean }[];
+  /** Each file, whether it changes, and what it holds after the install. */
+  files: { path: string; changed: boolean; content: Json }[];
 }
 
 type Json = Record<string, unknown>;
 type HookGroup = { matcher?: string; hooks?: { type: string; command: string }[] };
 
-/** `command` is how the assistant should launch this program, e.g. [executable] or [bun, main.ts]. */
-export function installAssistantConfig(projectDir: string, command: string[], dataDir: string): InstallResult {
+/**
+ * `command` is how the assistant should launch this program, e.g. [executable] or [bun, main.ts]; with `write`
+ * false nothing is written (`--print`).
+ */
+export function installAssistantConfig(projectDir: string, command: string[], dataDir: string, { write = true } = {}): InstallResult {
   const [program, ...prefix] = command as [string, ...string[]];
   const quoted = command.map(shellQuote).join(" ");
   const mcpFile = join(projectDir, ".mcp.json");
@@ -33,7 +39,7 @@ export function installAssistantConfig(projectDir: string, command: string[], da
   addHook(hooks, "PreToolUse", `${quoted} hook pre-tool`);
   addHook(hooks, "PostToolUse", `${quoted} hook post-tool --data-dir ${shellQuote(dataDir)}`);
 
-  return { files: [writeJson(mcpFile, mcp), writeJson(settingsFile, settings)] };
+  return { files: [save(mcpFile, mcp, write), save(settingsFile, settings, write)] };
 }
 
 function addHook(hooks: Record<string, HookGroup[]>, event: string, command: string): void {
@@ -57,14 +63,15 @@ function readJson(path: string): Json {
   throw new Error(`${path} is not a JSON object; fix or remove it, then run install again`);
 }
 
-function writeJson(path: string, value: Json): { path: string; changed: boolean } {
+function save(path: string, value: Json, write: boolean): { path: string; changed: boolean; content: Json } {
   const text = `${JSON.stringify(value, null, 2)}\n`;
   const changed = !existsSync(path) || readFileSync(path, "utf8") !== text;
-  if (changed) {
+  if (changed && write) {
     mkdirSync(join(path, ".."), { recursive: true });
     writeFileSync(path, text);
   }
-  return { path, changed };
+  return { path, changed, content: value };
 }
 
+/** One word for a POSIX shell (sh, bash, zsh): as it is when it is plain, else in single quotes, each ' as '\''. */
 const shellQuote = (word: string) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);

@@ -78,6 +78,15 @@ export class Leases {
     return { id, state: snapshot.value as LeaseState, context: snapshot.context };
   }
 
+  /**
+   * Brings a stored lease to life in this process, for a CLI verb that owns the data dir while no server runs
+   * (and so holds every lease's only live copy). False when there is no such unfinished lease.
+   */
+  adopt(id: string): Promise<boolean> {
+    // Watched as a restored lease is (the kind's `restored`).
+    return this.actors.adopt(this.kind, id);
+  }
+
   /** The lease as its live actor has it, or as its row says once it has ended and its actor was retired. */
   async view(id: string): Promise<LeaseView | undefined> {
     const live = this.#live(id);

@@ -1,7 +1,7 @@
 /** The vault's shapes, declared once in TypeBox: tool inputs, HTTP bodies and stored service settings. */
 import { type Static, Type } from "@sinclair/typebox";
 
-const Name = Type.String({ pattern: "^[a-z][a-z0-9-]{0,63}$", description: "lowercase letters, digits and dashes" });
+const Name = Type.String({ pattern: "^[a-z][a-z0-9-]{0,63}$", description: "lowercase letters, digits and dashes, starting with a letter" });
 export const Method = Type.Union(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"].map((m) => Type.Literal(m)));
 export type Method = Static<typeof Method>;
 
@@ -41,10 +41,12 @@ export type ServiceSettings = Static<typeof ServiceSettings>;
 export const Credential = Type.Record(Type.String({ pattern: "^[a-z_]{1,32}$" }), Type.String({ maxLength: 16_384 }));
 export type Credential = Static<typeof Credential>;
 
-export const AddServiceInput = Type.Object({
-  name: Name,
-  template: Type.String({ minLength: 1, maxLength: 32, description: "a template name, or `custom`" }),
-  credential: Credential,
+/**
+ * What an operator may set on a service besides its template's defaults. Each input object refuses fields it does
+ * not name (`additionalProperties: false` would be stripped by Elysia's normalizing before validation; a
+ * never-matching schema keeps the refusal), so a misspelt allowlist is an error, not a silently wider service.
+ */
+const serviceOverrides = {
   base_url: Type.Optional(Type.String({ maxLength: 2048 })),
   injection: Type.Optional(Injection),
   allow_methods: Type.Optional(Type.Array(Method)),
@@ -54,9 +56,25 @@ export const AddServiceInput = Type.Object({
   env: Type.Optional(Type.Record(Type.String({ pattern: "^[A-Z_][A-Z0-9_]*$" }), Type.String({ pattern: "^[a-z_]{1,32}$" }))),
   timeout_ms: Type.Optional(Type.Integer({ minimum: 100, maximum: 300_000 })),
   max_response_bytes: Type.Optional(Type.Integer({ minimum: 1024, maximum: 1024 ** 3 })),
-  probe: Type.Optional(Probe),
-});
+  probe: Type.Optional(Type.Union([Probe, Type.Null()], { description: "null: the service has no HTTP probe" })),
+};
+export const overrideKeys = Object.keys(serviceOverrides) as (keyof typeof serviceOverrides)[];
+const strict = { additionalProperties: Type.Never() };
+
+export const AddServiceInput = Type.Object(
+  {
+    name: Name,
+    template: Type.String({ minLength: 1, maxLength: 32, description: "a template name, or `custom`" }),
+    credential: Credential,
+    ...serviceOverrides,
+  },
+  strict,
+);
 export type AddServiceInput = Static<typeof AddServiceInput>;
+
+/** A change to a service: any of its settings, and a new credential, which replaces the stored one whole. */
+export const ChangeServiceInput = Type.Object({ credential: Type.Optional(Credential), ...serviceOverrides }, { ...strict, minProperties: 1 });
+export type ChangeServiceInput = Static<typeof ChangeServiceInput>;
 
 export const ApiCallInput = Type.Object({
   service: Type.String({ minLength: 1, maxLength: 64 }),
@@ -134,3 +152,19 @@ export const SecretIdInput = Type.Object({
   ttl_seconds: Type.Optional(Type.Integer({ minimum: 1 })),
 });
 export type SecretIdInput = Static<typeof SecretIdInput>;
+
+/** Who asks over the admin socket: the CLI sends its user's name, which the audit trail records. */
+const Operator = Type.String({ pattern: "^[A-Za-z0-9_.@-]{1,64}$" });
+export const OperatorInput = Type.Object({ operator: Operator }, strict);
+
+export const AdminTokenInput = Type.Object(
+  {
+    operator: Operator,
+    ttl_seconds: Type.Optional(Type.Integer({ minimum: 60, maximum: 30 * 86_400, description: "its lifetime; 3600 when left out" })),
+  },
+  strict,
+);
+export type AdminTokenInput = Static<typeof AdminTokenInput>;
+
+export const IssuedAdminToken = Type.Object({ token: Type.String(), lease_id: Type.String(), expires_at: Type.String() });
+export type IssuedAdminToken = Static<typeof IssuedAdminToken>;

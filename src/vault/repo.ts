@@ -77,6 +77,10 @@ export const findService = async (db: DbOrTx, name: string): Promise<VaultServic
 export async function insertService(db: DbOrTx, row: VaultServiceRow): Promise<void> {
   await db.insert(tablesOf(db).vaultServices).values(row);
 }
+export async function updateService(db: DbOrTx, name: string, changes: Partial<Omit<VaultServiceRow, "name">>): Promise<void> {
+  const { vaultServices } = tablesOf(db);
+  await db.update(vaultServices).set(changes).where(eq(vaultServices.name, name));
+}
 export async function deleteService(db: DbOrTx, name: string): Promise<void> {
   const { vaultServices } = tablesOf(db);
   await db.delete(vaultServices).where(eq(vaultServices.name, name));

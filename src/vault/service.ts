@@ -9,28 +9,32 @@ import type { ActorSystem } from "../../actors/system.ts";
 import type { Config } from "../config.ts";
 import { isUniqueViolation, type Db } from "../db/client.ts";
 import type { Logger } from "../log.ts";
+import { AdminAccess } from "./admin.ts";
 import { AppRoles, type Caller } from "./approle.ts";
 import { createAudit, type Audit } from "./audit.ts";
-import { VaultError } from "./errors.ts";
+import { assertValid, VaultError } from "./errors.ts";
 import { runCommand } from "./exec.ts";
 import { secretValues } from "./inject.ts";
 import { Keyring } from "./keys.ts";
 import { Leases } from "./leases.ts";
 import {
+  AddServiceInput,
+  ChangeServiceInput,
+  overrideKeys,
   ServiceSettings,
-  type AddServiceInput,
   type ApiCallInput,
   type ApiCallResult,
   type CheckResult,
   type ExecInput,
   type ExecResult,
+  type Injection,
   type ServiceView,
 } from "./model.ts";
 import { proxyCall } from "./proxy.ts";
 import * as repo from "./repo.ts";
 import { Sanitizer, type TokenShape } from "./sanitizer.ts";
 import { SecretStore } from "./store.ts";
-import { fieldsFor, findTemplate, type Template } from "./templates.ts";
+import { credentialFields, findTemplate, type CredentialField, type Template } from "./templates.ts";
 import type { VaultServiceRow } from "../db/schema.ts";
 
 export type VaultConfig = Config["vault"];
@@ -47,7 +51,10 @@ export class VaultService {
   readonly store: SecretStore;
   readonly leases: Leases;
   readonly roles: AppRoles;
+  readonly admin: AdminAccess;
   readonly audit: Audit;
+  /** Audited calls and lease events so far, by `operation\0outcome`, for /metrics. */
+  readonly calls = new Map<string, number>();
   readonly config: VaultConfig;
   #sanitizer?: { sanitizer: Sanitizer; fingerprint: string };
   readonly #log: Logger;
@@ -62,7 +69,10 @@ export class VaultService {
     this.store = new SecretStore(db, new Keyring(keyDirOf(config)), { autoUnseal: config.vault.auto_unseal });
     const vaultLog = log.child({ component: "vault" });
     this.#log = vaultLog;
-    this.audit = createAudit(db, vaultLog);
+    this.audit = createAudit(db, vaultLog, ({ operation }, outcome) => {
+      const key = `${operation}\0${outcome}`;
+      this.calls.set(key, (this.calls.get(key) ?? 0) + 1);
+    });
     this.leases = new Leases(actors, db, {
       policy: async (lease) => lease.context?.purpose === "token" && this.leases.usedSinceRenewal(lease.id) && (await this.roles.mayRenew(lease)),
       // The lease id stands in the path column: a lease event concerns no service or request.
@@ -73,24 +83,26 @@ export class VaultService {
       tokenTtlSeconds: config.vault.token_ttl_seconds,
       tokenMaxTtlSeconds: config.vault.token_max_ttl_seconds,
     });
+    this.admin = new AdminAccess(this.leases, this.audit, { sessionSeconds: config.vault.setup_session_seconds });
   }
 
   // --- services ---
 
+  /**
+   * Adds a service from a template (or a custom one) with its credential. The setup page, the CLI and the admin
+   * API all come here, so each rule (the input's shape, templates, URLs, egress classes, the credential's fields)
+   * holds for all three.
+   */
   addService(input: AddServiceInput, caller: Caller): Promise<ServiceView> {
-    return this.audit({ caller: caller.name, operation: "add_service", service: input.name }, async () => {
+    return this.audit({ caller: caller.name, operation: "add_service", service: input?.name }, async () => {
       await this.store.assertUnsealed();
-      const template = findTemplate(input.template);
-      if (!template) throw new VaultError("UNKNOWN_TEMPLATE", `No template named ${input.template}`);
+      assertValid(AddServiceInput, input);
+      const template = this.#template(input.template);
       if (await repo.findService(this.db, input.name)) throw new VaultError("SERVICE_EXISTS", `A service named ${input.name} already exists`);
       if (template.kind === "custom" && (!input.base_url || !input.injection))
         throw VaultError.invalid("a custom service needs base_url and injection");
-      const settings = settingsFor(template, input);
-      const fields = template.kind === "custom" ? fieldsFor(settings.injection) : template.fields;
-      for (const field of fields)
-        if (!field.optional && !input.credential[field.name]) throw VaultError.invalid(`the credential needs ${field.name} (${field.label})`);
-      const unknown = Object.keys(input.credential).find((name) => !fields.some((f) => f.name === name));
-      if (unknown) throw VaultError.invalid(`the credential has no field ${unknown} for this template`);
+      const settings = settingsFor(template.settings, input);
+      assertFits(input.credential, credentialFields(template, settings.injection));
       const now = new Date();
       try {
         await this.db.transaction(async (tx) => {
@@ -104,6 +116,42 @@ export class VaultService {
       }
       return view((await repo.findService(this.db, input.name))!);
     });
+  }
+
+  /**
+   * Changes a service's settings (over what it has now) and, when one is given, replaces its credential. The
+   * same rules as adding apply; the template stays (remove and add the service to change it). A changed service
+   * is `unchecked` again: its last check no longer says anything about it.
+   */
+  changeService(name: string, change: ChangeServiceInput, caller: Caller): Promise<ServiceView> {
+    return this.audit({ caller: caller.name, operation: "change_service", service: name }, async () => {
+      await this.store.assertUnsealed();
+      const row = await repo.findService(this.db, name);
+      if (!row) throw unknownService(name);
+      assertValid(ChangeServiceInput, change, "nothing to change: give a setting or a new credential");
+      const settings = settingsFor(row.settings as ServiceSettings, change);
+      const fields = credentialFields(findTemplate(row.template)!, settings.injection);
+      if (change.credential) assertFits(change.credential, fields);
+      else assertFits((await this.store.get(secretId(name))) ?? {}, fields, "; give a new credential with this change");
+      await this.db.transaction(async (tx) => {
+        await repo.updateService(tx, name, { settings, status: "unchecked", statusReason: null, checkedAt: null, updatedAt: new Date() });
+        if (change.credential) await this.store.put(tx, secretId(name), change.credential);
+      });
+      return view((await repo.findService(this.db, name))!);
+    });
+  }
+
+  /** The credential fields a new service of `template` takes with `injection` (the CLI prompts for them). */
+  fieldsForNew(template: string, injection?: Injection): CredentialField[] {
+    const found = this.#template(template);
+    return credentialFields(found, injection ?? found.settings.injection);
+  }
+
+  /** The credential fields the service `name` takes, with `injection` when a change gives one. */
+  async fieldsOf(name: string, injection?: Injection): Promise<CredentialField[]> {
+    const row = await repo.findService(this.db, name);
+    if (!row) throw unknownService(name);
+    return credentialFields(findTemplate(row.template)!, injection ?? (row.settings as ServiceSettings).injection);
   }
 
   removeService(name: string, caller: Caller): Promise<void> {
@@ -207,13 +255,18 @@ export class VaultService {
       const template = findTemplate(row.template)!;
       const settings = row.settings as ServiceSettings;
       const credential = (await this.store.get(secretId(row.name))) ?? {};
-      const fields = template.kind === "custom" ? fieldsFor(settings.injection) : template.fields;
-      for (const value of secretValues(fields, credential)) values.push({ service: row.name, value });
+      for (const value of secretValues(credentialFields(template, settings.injection), credential)) values.push({ service: row.name, value });
       for (const pattern of template.tokenShapes) shapes.push({ service: row.name, pattern });
     }
     const sanitizer = new Sanitizer(values, shapes);
     this.#sanitizer = { sanitizer, fingerprint };
     return sanitizer;
+  }
+
+  #template(name: string): Template {
+    const template = findTemplate(name);
+    if (!template) throw new VaultError("UNKNOWN_TEMPLATE", `No template named ${name.slice(0, 32)}`);
+    return template;
   }
 
   async #use(name: string, caller: Caller) {
@@ -245,13 +298,18 @@ export async function storedCredential(db: Db, config: Config, service: string):
 const mayUse = (caller: Caller, service: string) => caller.services.includes("*") || caller.services.includes(service);
 const unknownService = (name: string) => new VaultError("UNKNOWN_SERVICE", `No service named ${name.slice(0, 64)}; see the services tool`);
 
-function settingsFor(template: Template, input: AddServiceInput): ServiceSettings {
-  const overrides = Object.fromEntries(
-    (["base_url", "injection", "allow_methods", "allow_paths", "allow_addresses", "commands", "env", "timeout_ms", "max_response_bytes", "probe"] as const)
-      .filter((key) => input[key] !== undefined)
-      .map((key) => [key, input[key]]),
-  );
-  const settings = { ...template.settings, ...overrides } as ServiceSettings;
+/** Every field the credential needs is there, and none it does not take; `hint` says what to do when not. */
+function assertFits(credential: Record<string, string>, fields: CredentialField[], hint = ""): void {
+  for (const field of fields)
+    if (!field.optional && !credential[field.name]) throw VaultError.invalid(`the credential needs ${field.name} (${field.label})${hint}`);
+  const unknown = Object.keys(credential).find((name) => !fields.some((f) => f.name === name));
+  if (unknown) throw VaultError.invalid(`the credential has no field ${unknown} for this service${hint}`);
+}
+
+/** `base` (a template's settings, or a service's current ones) with the operator's overrides, checked. */
+function settingsFor(base: ServiceSettings, input: AddServiceInput | ChangeServiceInput): ServiceSettings {
+  const overrides = Object.fromEntries(overrideKeys.filter((key) => input[key] !== undefined).map((key) => [key, input[key]]));
+  const settings = { ...base, ...overrides } as ServiceSettings;
   let url: URL;
   try {
     url = new URL(settings.base_url);

@@ -242,3 +242,10 @@ export function fieldsFor(injection: Injection): CredentialField[] {
       return token;
   }
 }
+
+/**
+ * The credential fields a service takes: its template's (with their labels), unless it is custom or injects its
+ * credential another way than its template does; then those its injection needs.
+ */
+export const credentialFields = (template: Template, injection: Injection): CredentialField[] =>
+  template.kind === "custom" || injection.type !== template.settings.injection.type ? fieldsFor(injection) : template.fields;

@@ -137,6 +137,29 @@ describe.each(stores)("on %s", (kind) => {
     await second.close();
   });
 
+  test("adopt takes over one stored, unfinished actor and no other; a finished one or another kind's is refused", async () => {
+    const handle = await (await fixture.fresh(kind)).open();
+    const before = system(handle);
+    await before.spawn(counterKind, "wanted", { start: 3 });
+    await before.spawn(counterKind, "other", { start: 0 });
+    await before.spawn(counterKind, "over", { start: 0 });
+    await before.send(counterKind, "over", { type: "FINISH" });
+    await before.stop();
+
+    const later = system(handle);
+    expect(await later.adopt(counterKind, "wanted")).toBe(true);
+    expect(later.get(counterKind, "other")).toBeUndefined();
+    expect(await later.adopt(counterKind, "over")).toBe(false);
+    expect(await later.adopt({ ...counterKind, kind: "elsewhere" }, "other")).toBe(false);
+    expect(await later.adopt(counterKind, "missing")).toBe(false);
+    // Live and stored as any other, under a new token: its next transition is written.
+    await later.send(counterKind, "wanted", { type: "INC" });
+    expect(await findActor(handle.db, "wanted")).toMatchObject({ owner: later.node, fence: 2, snapshot: { context: { count: 4 } } });
+    expect(await later.adopt(counterKind, "wanted")).toBe(true);
+    await later.stop();
+    await handle.close();
+  });
+
   test("a deadline kept in context fires after a restart, even if it passed while the process was down", async () => {
     const store = await fixture.fresh(kind);
     const first = await store.open();

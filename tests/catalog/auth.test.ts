@@ -48,9 +48,63 @@ test("missing, malformed, forged, expired and alg:none tokens are 401; a custome
   const forbidden = await createProduct({ token: casey.token });
   expect(forbidden.status).toBe(403);
   expect(forbidden.body.code).toBe("FORBIDDEN");
-  // A bad token on a public route is still refused: a credential that was sent must verify.
-  expect((await shop.json("GET", "/products", { token: tokens.forged })).status).toBe(401);
-  expect((await shop.json("GET", "/products?limit=1")).body.pagination.total).toBe(0);
+  expect((await shop.read("/products?limit=1")).body.pagination.total).toBe(0);
+});
+
+test("product reads need a credential: 401 with a Bearer challenge without one; a customer's token or key is enough", async () => {
+  const { body: product } = await createProduct({ token: shop.admin.token });
+  for (const path of ["/products", `/products/${product.id}`, "/products?search=lamp&category=home"]) {
+    const anonymous = await shop.json("GET", path);
+    expect(anonymous.status, path).toBe(401);
+    expect(anonymous.body.code).toBe("UNAUTHORIZED");
+    expect(anonymous.headers.get("www-authenticate"), path).toBe('Bearer realm="catalog"');
+  }
+  const forged = await shop.json("GET", `/products/${product.id}`, { token: await sign({ role: "admin" }, { secret: new Uint8Array(32).fill(1) }) });
+  expect(forged.status).toBe(401);
+  expect(forged.headers.get("www-authenticate")).toStartWith('Bearer realm="catalog", error="invalid_token"');
+
+  const casey = await shop.customer();
+  expect((await shop.json("GET", `/products/${product.id}`, { token: casey.token })).body).toEqual(product);
+  const key = await shop.json("POST", "/api-keys", { body: { name: "storefront", role: "customer", customerId: casey.id }, token: shop.admin.token });
+  expect((await shop.json("GET", "/products?limit=1", { apiKey: key.body.key })).status).toBe(200);
+});
+
+test("every 401 carries its challenge; refusals and conflicts are answered, not logged as errors", async () => {
+  const logged = shop.logged.length;
+  const casey = await shop.customer();
+  const refusals = [
+    await shop.json("POST", "/auth/login", { body: { email: casey.email, password: "wrong-password" } }),
+    await shop.json("POST", "/auth/refresh", { body: { refreshToken: "rt_unknown" } }),
+    await shop.json("GET", "/orders"),
+    await shop.json("GET", "/orders", { apiKey: "pk_unknown" }),
+  ];
+  for (const res of refusals) {
+    expect(res.status).toBe(401);
+    expect(res.headers.get("www-authenticate")).toStartWith("Bearer");
+  }
+  expect((await shop.json("GET", "/customers", { token: casey.token })).status).toBe(403);
+  expect((await shop.json("GET", `/orders/${crypto.randomUUID()}`, { token: casey.token })).status).toBe(404);
+  expect((await shop.json("POST", "/customers", { body: { email: casey.email, name: "Again", password: "long-enough" } })).status).toBe(409);
+  const errors = shop.logged.slice(logged).filter((line) => JSON.parse(line).level === "error");
+  expect(errors).toEqual([]);
+});
+
+test("catalog.public_reads opens product reads to anyone, and the document says so; writes still need an admin", async () => {
+  const storefront = await openShop({ PLATFORM_CATALOG__PUBLIC_READS: "true" });
+  try {
+    const { body: product } = await storefront.json("POST", "/products", { body: productInput(), token: storefront.admin.token });
+    expect((await storefront.json("GET", `/products/${product.id}`)).body).toEqual(product);
+    expect((await storefront.json("GET", "/products")).body.pagination.total).toBe(1);
+    expect((await storefront.json("POST", "/products", { body: productInput() })).status).toBe(401);
+    const { body: spec } = await storefront.json("GET", "/openapi.json");
+    expect(spec.paths["/v2/products"].get.security).toEqual([{}, { bearerAuth: [] }, { apiKey: [] }]);
+    expect(spec.paths["/v2/products/{productId}"].get.security).toEqual([{}, { bearerAuth: [] }, { apiKey: [] }]);
+    expect(spec.paths["/v2/products"].post.security).toEqual([{ bearerAuth: [] }, { apiKey: [] }]);
+  } finally {
+    await storefront.stop();
+  }
+  const { body: spec } = await shop.json("GET", "/openapi.json");
+  expect(spec.paths["/v2/products"].get.security).toEqual([{ bearerAuth: [] }, { apiKey: [] }]);
 });
 
 test("refresh rotates; replaying a used refresh token is refused and revokes the whole login", async () => {

@@ -43,7 +43,8 @@ test("seed fills products, admin creates the first admin, and an order survives 
 
   expect((await post("/auth/login", { email: "second@shop.test", password })).status).toBe(200);
   const { body: tokens } = await post("/auth/login", { email: "owner@shop.test", password: "owner-password" });
-  const list = (await fetch(`${server.url}/v2/products?limit=5`).then((r) => r.json())) as any;
+  const read = (path: string) => fetch(`${server.url}/v2${path}`, { headers: { authorization: `Bearer ${tokens.accessToken}` } }).then((r) => r.json() as any);
+  const list = await read("/products?limit=5");
   expect(list.pagination.total).toBe(25);
   const product = list.data.find((p: { stock: number }) => p.stock > 0);
   const placed = await post("/orders", { customerId: tokens.customer.id, items: [{ productId: product.id, quantity: 1 }], shippingAddress: address }, tokens.accessToken);
@@ -56,6 +57,6 @@ test("seed fills products, admin creates the first admin, and an order survives 
   expect(moved.body.status).toBe("processing");
   const cancelled = await post(`/orders/${placed.body.id}/status`, { status: "cancelled" }, tokens.accessToken, "PATCH");
   expect(cancelled.body.status).toBe("cancelled");
-  const restocked = (await fetch(`${server.url}/v2/products/${product.id}`).then((r) => r.json())) as any;
+  const restocked = await read(`/products/${product.id}`);
   expect(restocked.stock).toBe(product.stock);
 }, 60_000); // several real processes start in turn

@@ -19,7 +19,7 @@ async function product(overrides: Record<string, unknown> = {}) {
   expect(res.status).toBe(201);
   return res.body as { id: string; stock: number; price: number };
 }
-const stockOf = async (id: string) => (await shop.json("GET", `/products/${id}`)).body.stock as number;
+const stockOf = async (id: string) => (await shop.read(`/products/${id}`)).body.stock as number;
 const order = (token: string, customerId: string, items: { productId: string; quantity: number }[], headers?: Record<string, string>) =>
   shop.json("POST", "/orders", { body: { customerId, items, shippingAddress: address }, token, headers });
 
@@ -78,6 +78,7 @@ test("order input rules: items, quantities, address, customer id, unknown fields
     [{ customerId: casey.id, items: [], shippingAddress: address }, "items"],
     [{ customerId: casey.id, items: [{ productId: a.id, quantity: 0 }], shippingAddress: address }, "items[0].quantity"],
     [{ customerId: casey.id, items: [{ productId: a.id, quantity: 1.5 }], shippingAddress: address }, "items[0].quantity"],
+    ...["3", "0x10", "1e2", " 3"].map((quantity): [unknown, string] => [{ customerId: casey.id, items: [{ productId: a.id, quantity }], shippingAddress: address }, "items[0].quantity"]),
     [{ customerId: casey.id, items: [{ productId: a.id, quantity: 1, price: 0 }], shippingAddress: address }, "items[0].price"],
     [{ customerId: casey.id, items: [{ productId: a.id, quantity: 1 }], shippingAddress: { ...address, city: undefined } }, "shippingAddress.city"],
     [{ customerId: "not-a-uuid", items: [{ productId: a.id, quantity: 1 }], shippingAddress: address }, "customerId"],
@@ -152,6 +153,15 @@ test("Idempotency-Key: a retry returns the first order and reserves nothing more
   expect(retry.body).toEqual(first.body);
   expect(retry.headers.get("idempotent-replayed")).toBe("true");
   expect(await stockOf(a.id)).toBe(3);
+  // The same content in another key order, at every level, is the same request.
+  const reordered = await shop.json("POST", "/orders", {
+    body: `{"shippingAddress":${JSON.stringify(Object.fromEntries(Object.entries(address).reverse()))},"items":[{"quantity":2,"productId":"${a.id}"}],"customerId":"${casey.id}"}`,
+    token: casey.token,
+    headers: key,
+  });
+  expect(reordered.status).toBe(201);
+  expect(reordered.body).toEqual(first.body);
+  expect(reordered.headers.get("idempotent-replayed")).toBe("true");
   const changed = await order(casey.token, casey.id, [{ productId: a.id, quantity: 1 }], key);
   expect(changed.status).toBe(409);
   expect(changed.body.details.orderId).toBe(first.body.id);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { SlidingWindowLimiter } from "../../src/catalog/rate-limit.ts";
 import { openShop, type Shop } from "./support.ts";
+import { parsePrometheus } from "../support/prometheus.ts";
 
 test("the window slides: the previous window's requests count by how much of it still overlaps", () => {
   let now = 0;
@@ -58,4 +59,8 @@ test("every /v2 response carries the headers; past the anonymous limit it is 429
   expect(admin.headers.get("x-ratelimit-remaining")).toBe("4");
   // A bad credential does not escape the address's limit.
   expect((await shop.call("GET", "/products", { token: "forged" })).status).toBe(429);
+  // Both refusals are counted for /metrics, as a scraper reads them.
+  const families = await parsePrometheus(await (await fetch(`${shop.base.replace(/\/v2$/, "")}/metrics`)).text());
+  const refusals = families.find((f) => f.name === "platform_rate_limit_refusals")!.samples.find((s) => s.labels.surface === "catalog");
+  expect(refusals?.value).toBe(2);
 });

@@ -13,6 +13,8 @@ export interface Shop {
   /** fetch under /v2 with JSON in and out. */
   call(method: string, path: string, options?: { body?: unknown; token?: string; apiKey?: string; headers?: Record<string, string> }): Promise<Response>;
   json<T = any>(method: string, path: string, options?: Parameters<Shop["call"]>[2]): Promise<{ status: number; body: T; headers: Headers }>;
+  /** GET under /v2 as the admin: product reads need a credential unless catalog.public_reads is set. */
+  read<T = any>(path: string): Promise<{ status: number; body: T; headers: Headers }>;
   admin: { email: string; password: string; token: string };
   /** Signs up a customer and signs them in. */
   customer(name?: string): Promise<{ id: string; email: string; password: string; token: string; refreshToken: string }>;
@@ -64,6 +66,7 @@ export async function openShop(env: Record<string, string> = {}, dataDir?: strin
     logged,
     call,
     json,
+    read: (path) => json("GET", path, { token: admin.token }),
     admin,
     async customer(name = "Casey") {
       const email = `${name.toLowerCase()}${counter++}@shop.test`;

@@ -12,7 +12,7 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-type Run = { binary: { name: string; path: string }; result: Record<string, any>; plan?: { id: string; sha256: string }; log_file: string; output: string };
+type Run = { binary: { name: string; path: string }; exit_code: number; result: Record<string, any>; plan?: { id: string; sha256: string }; log_file: string; output: string };
 
 test("version runs the tofu the install script built, and says so", async () => {
   const run = await h.ok<Run>("infra", { path: "basic", action: "version" });
@@ -67,6 +67,28 @@ test("init, validate and plan run real tofu on a local module; variables reach t
   const log = readFileSync(plan.log_file, "utf8");
   expect(log).toContain("-var-file=");
   expect(log).not.toContain("platform\"");
+});
+
+test("validate answers an invalid configuration as a result with located diagnostics; show without a plan answers the state", async () => {
+  h.write({ "invalid/main.tf": 'resource "terraform_data" "x" {\n  input = var.nope\n}\n' });
+  await h.ok("infra", { path: "invalid", action: "init" });
+  const validate = await h.ok<Run>("infra", { path: "invalid", action: "validate" });
+  expect(validate.exit_code).toBe(1);
+  expect(validate.result).toMatchObject({ valid: false, error_count: 1 });
+  expect(validate.result.diagnostics).toEqual([
+    expect.objectContaining({ severity: "error", summary: "Reference to undeclared input variable", file: "main.tf", line: 2 }),
+  ]);
+  // No state yet: tofu's own document, which says only its format.
+  expect((await h.ok<Run>("infra", { path: "invalid", action: "show" })).result).toEqual({ format_version: expect.any(String) });
+});
+
+test("every tool lists its output schema; the infra tool's names the actions its input offers", async () => {
+  const { tools } = await h.client.listTools();
+  expect(tools).toHaveLength(21);
+  expect(tools.filter((t) => t.outputSchema?.type !== "object").map((t) => t.name)).toEqual([]);
+  const infra = tools.find((t) => t.name === "infra")!;
+  const actions = (schema: unknown) => (schema as { properties: { action: { anyOf: { const: string }[] } } }).properties.action.anyOf.map((a) => a.const);
+  expect(actions(infra.outputSchema)).toEqual(actions(infra.inputSchema));
 });
 
 test("graph and providers answer parsed results", async () => {

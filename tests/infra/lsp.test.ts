@@ -23,6 +23,11 @@ describe("with terraform-ls", () => {
     expect(completions.items.map((i) => i.label)).toEqual(expect.arrayContaining(["count", "for_each", "lifecycle"]));
     const hover = await h.ok<{ hover: { contents: string } }>("iac_hover", { path: "basic/main.tf", line: 20, character: 12 });
     expect(hover.hover.contents).toContain('"terraform_data"');
+    // A value's hover names its type and the range it covers; the `${` of an interpolation has none.
+    const value = await h.ok<{ hover: { contents: string; range: { start: { line: number } } } }>("iac_hover", { path: "basic/main.tf", line: 1, character: 25 });
+    expect(value.hover.contents).toBe("_string_");
+    expect(value.hover.range.start.line).toBe(1);
+    expect((await h.ok<{ hover: unknown }>("iac_hover", { path: "basic/main.tf", line: 17, character: 20 })).hover).toBeNull();
     expect(await h.ok("iac_lsp_status")).toMatchObject({ state: "ready", restarts: 0 });
   });
 

@@ -47,6 +47,9 @@ export async function startInfra({ env = {}, alongside = [], log }: InfraOptions
   });
   const client = new Client({ name: "infra-test", version: "1.0.0" });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${running.base}/mcp/infra`)));
+  // Listing the tools makes the SDK client check every result against its tool's outputSchema (with Ajv), besides
+  // the host's own check (TypeBox): a result the schema does not describe fails the test either way.
+  await client.listTools();
   const call: InfraHarness["call"] = (name, args = {}, options = {}) =>
     client.callTool({ name, arguments: args }, undefined, { signal: options.signal, onprogress: options.onprogress, timeout: 120_000 }) as Promise<CallToolResult>;
   return {

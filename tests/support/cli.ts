@@ -39,6 +39,21 @@ export function platform(args: string[], options: { env?: Record<string, string>
   return child;
 }
 
+/** Runs `platform` to its end with `stdin` as its input (none when left out); resolves with its output and exit code. */
+export async function runPlatform(args: string[], options: { stdin?: string; env?: Record<string, string>; cwd?: string; command?: string[] } = {}) {
+  const child = Bun.spawn([...(options.command ?? sourceCommand), ...args], {
+    cwd: options.cwd ?? repoRoot,
+    env: { ...process.env, ...options.env },
+    stdin: options.stdin === undefined ? "ignore" : new TextEncoder().encode(options.stdin),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  children.add(child);
+  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  children.delete(child);
+  return { stdout, stderr, code };
+}
+
 /** Starts `serve` on a free loopback port in `dataDir` and resolves once it listens. */
 export async function serve(dataDir: string, options: { env?: Record<string, string>; command?: string[]; args?: string[] } = {}): Promise<Running> {
   const proc = platform(["serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", dataDir, ...(options.args ?? [])], options);

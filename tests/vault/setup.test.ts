@@ -70,6 +70,37 @@ test("an operator adds a service from a template, checks it and removes it", asy
   expect(await page.locator('tr[data-service="octo"]').count()).toBe(0);
 }, 60_000);
 
+test("a refused form comes back with what was typed and why; the credential fields come back empty", async () => {
+  const page = await session.newPage();
+  await page.goto(h.capability.setupLink()!.split("/login")[0]! + "/add?template=custom");
+  await page.getByLabel("Name", { exact: true }).fill("octo2");
+  await page.getByLabel("Base URL").fill("ftp://127.0.0.1/files");
+  await page.getByLabel("Injection").selectOption("header");
+  await page.getByLabel("Header or parameter name").fill("X-Octo-Key");
+  await page.getByLabel("Probe path (GET)").fill("/user");
+  await page.getByLabel("Token").fill(githubToken);
+  await page.getByLabel("Allow loopback addresses").check();
+  await page.getByRole("button", { name: "Add service" }).click();
+
+  await expect(page.getByRole("alert").textContent()).resolves.toContain("base_url must be http or https");
+  expect(await page.getByLabel("Name", { exact: true }).inputValue()).toBe("octo2");
+  expect(await page.getByLabel("Base URL").inputValue()).toBe("ftp://127.0.0.1/files");
+  expect(await page.getByLabel("Injection").inputValue()).toBe("header");
+  expect(await page.getByLabel("Header or parameter name").inputValue()).toBe("X-Octo-Key");
+  expect(await page.getByLabel("Probe path (GET)").inputValue()).toBe("/user");
+  expect(await page.getByLabel("Allow loopback addresses").isChecked()).toBe(true);
+  expect(await page.getByLabel("Token").inputValue()).toBe("");
+  expect(await page.content()).not.toContain(githubToken);
+
+  // Put right, with the credential typed again, it goes through.
+  await page.getByLabel("Base URL").fill(`http://127.0.0.1:${github.port}`);
+  await page.getByLabel("Token").fill(githubToken);
+  await page.getByRole("button", { name: "Add service" }).click();
+  await expect(page.getByRole("status").textContent()).resolves.toBe("Added octo2");
+  await h.capability.vault.removeService("octo2", { name: "t", services: ["*"] });
+  await page.close();
+}, 30_000);
+
 test("a form post without the session's CSRF token, or without a session, changes nothing", async () => {
   const base = h.capability.setupLink()!.split("/login")[0]!;
   const form = { name: "forged", template: "github", cred_token: "x".repeat(40) };

@@ -6,10 +6,7 @@
  */
 import type { ResourceInstance } from "../configuration.ts";
 import { isUnknown, type Value } from "../evaluate.ts";
-
-export type Severity = "low" | "medium" | "high" | "critical";
-/** Least to most severe. */
-export const severities: Severity[] = ["low", "medium", "high", "critical"];
+import type { RuleCategory, RuleProvider, Severity } from "../model.ts";
 
 export type Result = "passed" | "failed" | "unknown";
 
@@ -29,9 +26,9 @@ export interface Rule {
   id: string;
   /** The tfsec (and Trivy) long id, as `#tfsec:ignore:<id>` names it. */
   tfsec: string;
-  provider: "aws" | "azure" | "google";
+  provider: RuleProvider;
   severity: Severity;
-  category: "encryption" | "network" | "identity" | "logging" | "resilience" | "general";
+  category: RuleCategory;
   title: string;
   remediation: string;
   /** Resource types it judges; data sources as `data.<type>`. */

@@ -46,26 +46,47 @@ ${services.length ? `<table><thead><tr><th>Name</th><th>Template</th><th>Base UR
   );
 }
 
-export function addPage(template: Template, csrf: string): string {
+/**
+ * The fields an add form keeps when it comes back with a problem: everything but the credential, which is never
+ * written into a page (retyped instead).
+ */
+const keptNames = ["name", "base_url", "injection", "injection_name", "probe_path", "allow_loopback"] as const;
+export type Kept = Partial<Record<(typeof keptNames)[number], string>>;
+export const keptFields = (form: Record<string, unknown>): Kept =>
+  Object.fromEntries(keptNames.filter((name) => typeof form[name] === "string").map((name) => [name, (form[name] as string).slice(0, 2048)]));
+
+const injections = [
+  ["bearer", "Bearer header"],
+  ["basic", "Basic auth"],
+  ["header", "Custom header"],
+  ["query", "Query parameter"],
+] as const;
+
+/** The form that adds a service of `template`; after a refused post, `again` holds what was typed and why it failed. */
+export function addPage(template: Template, csrf: string, again?: { values: Kept; problem: string }): string {
   const custom = template.kind === "custom";
+  const kept = again?.values ?? {};
+  const value = (name: keyof Kept) => (kept[name] ? ` value="${escape(kept[name])}"` : "");
   const fields = custom ? [...fieldsFor({ type: "basic" }), ...fieldsFor({ type: "bearer" })] : template.fields;
   const credentialInputs = fields
     .map((f) => `<label>${escape(f.label)}${f.optional ? " (optional)" : ""}${custom ? ` <small>(${f.name === "token" ? "bearer, header, query" : "basic"})</small>` : ""}
 <input name="cred_${f.name}" type="${f.secret ? "password" : "text"}" autocomplete="off"></label>`)
     .join("");
+  const options = injections.map(([kind, label]) => `<option value="${kind}"${kept.injection === kind ? " selected" : ""}>${label}</option>`).join("");
   const customInputs = custom
-    ? `<label>Base URL <input name="base_url" type="text" placeholder="https://api.example.com"></label>
-<label>Injection <select name="injection"><option value="bearer">Bearer header</option><option value="basic">Basic auth</option>
-<option value="header">Custom header</option><option value="query">Query parameter</option></select></label>
-<label>Header or parameter name <input name="injection_name" type="text"></label>
-<label>Probe path (GET) <input name="probe_path" type="text" placeholder="/user"></label>`
+    ? `<label>Base URL <input name="base_url" type="text" placeholder="https://api.example.com"${value("base_url")}></label>
+<label>Injection <select name="injection">${options}</select></label>
+<label>Header or parameter name <input name="injection_name" type="text"${value("injection_name")}></label>
+<label>Probe path (GET) <input name="probe_path" type="text" placeholder="/user"${value("probe_path")}></label>`
     : "";
+  const name = again ? (kept.name ?? "") : template.name === "custom" ? "" : template.name;
   return layout(
     `Add a ${template.title} service`,
-    `<form method="post" action="/services"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="template" value="${escape(template.name)}">
-<label>Name <input name="name" type="text" required pattern="[a-z][a-z0-9-]{0,63}" value="${escape(template.name === "custom" ? "" : template.name)}"></label>
+    `${again ? `<p class="problem" role="alert">${escape(again.problem)} Enter the credential again: it is never sent back to the page.</p>` : ""}
+<form method="post" action="/services"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="template" value="${escape(template.name)}">
+<label>Name <input name="name" type="text" required pattern="[a-z][a-z0-9-]{0,63}" value="${escape(name)}"></label>
 ${customInputs}${credentialInputs}
-<label><input type="checkbox" name="allow_loopback" value="1"> Allow loopback addresses (only for a service running on this machine)</label>
+<label><input type="checkbox" name="allow_loopback" value="1"${kept.allow_loopback === "1" ? " checked" : ""}> Allow loopback addresses (only for a service running on this machine)</label>
 <button>Add service</button></form><p><a href="/">Back</a></p>`,
   );
 }

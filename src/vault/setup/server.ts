@@ -1,21 +1,22 @@
 /**
  * The setup page: its own listener on 127.0.0.1 only. A one-time link printed at start-up opens a session
- * (a vault-lease actor, cookie HttpOnly + SameSite=Strict); every form carries a CSRF token bound to it.
+ * (an admin lease, see ../admin.ts; cookie HttpOnly + SameSite=Strict); every form carries a CSRF token bound to it.
  * The link lives in this process's memory only: a restart, even after a crash, makes the old one worthless.
+ * `platform vault setup-link` asks the running server (over its admin socket) for a new one, which replaces it.
  */
 import { Elysia } from "elysia";
 import { exclusively } from "../../listen.ts";
 import type { Logger } from "../../log.ts";
 import { constantTimeEqual, randomToken, sha256 } from "../crypto.ts";
 import { VaultError } from "../errors.ts";
+import type { Caller } from "../approle.ts";
 import type { AddServiceInput, Injection } from "../model.ts";
 import type { VaultService } from "../service.ts";
 import { findTemplate } from "../templates.ts";
-import { addPage, homePage, messagePage } from "./page.ts";
+import { addPage, homePage, keptFields, messagePage } from "./page.ts";
 
 const cookieName = "platform_vault_setup";
 const linkTtlMs = 15 * 60_000;
-const setupCaller = { name: "setup", services: ["*"] };
 const headers = {
   "content-type": "text/html; charset=utf-8",
   "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
@@ -27,28 +28,31 @@ const headers = {
 
 export interface SetupServer {
   url: string;
-  /** The one-time link; printed once at start-up. */
-  link: string;
+  /** The one-time link now in force: printed once at start-up, replaced by `renewLink`. */
+  readonly link: string;
+  /** A new one-time link, good for 15 minutes; the one before it stops working at once. */
+  renewLink(): { link: string; expiresAt: Date };
   stop(): Promise<void>;
 }
 
 export function startSetupServer(vault: VaultService, log: Logger, port: number): SetupServer {
-  const oneTime = randomToken("");
-  /** The link's hash until it is used; it also stops working after `linkTtlMs`. */
-  let unusedLink: string | undefined = sha256(oneTime);
-  const linkExpiresAt = Date.now() + linkTtlMs;
+  /** The link now in force: its hash until it is used (then undefined), and when it stops working. */
+  let once: { link: string; unusedHash: string | undefined; expiresAt: number };
+  const newLink = (base: string) => {
+    const value = randomToken("");
+    once = { link: `${base}/login?once=${value}`, unusedHash: sha256(value), expiresAt: Date.now() + linkTtlMs };
+    return { link: once.link, expiresAt: new Date(once.expiresAt) };
+  };
   const takeLink = (given: unknown) => {
-    const valid = typeof given === "string" && unusedLink !== undefined && Date.now() < linkExpiresAt && constantTimeEqual(sha256(given), unusedLink);
-    if (valid) unusedLink = undefined;
+    const valid = typeof given === "string" && once.unusedHash !== undefined && Date.now() < once.expiresAt && constantTimeEqual(sha256(given), once.unusedHash);
+    if (valid) once.unusedHash = undefined;
     return valid;
   };
-  const sessionMs = vault.config.setup_session_seconds * 1000;
 
-  const sessionOf = async (cookie: string | undefined) => {
+  const sessionOf = async (cookie: string | null): Promise<Session | undefined> => {
     const value = cookie?.split(/;\s*/).find((c) => c.startsWith(`${cookieName}=`))?.slice(cookieName.length + 1);
-    if (!value) return undefined;
-    const lease = await vault.leases.liveByHash(sha256(value));
-    return lease?.context?.holder === "setup" ? { value, csrf: sha256(`csrf:${value}`) } : undefined;
+    const caller = await vault.admin.session(value);
+    return caller && value ? { caller, csrf: sha256(`csrf:${value}`) } : undefined;
   };
   const html = (body: string, status = 200) => new Response(body, { status, headers });
   const redirect = (location: string, cookie?: string) =>
@@ -62,53 +66,62 @@ export function startSetupServer(vault: VaultService, log: Logger, port: number)
       return html(messagePage("Setup", "Something went wrong; the server log has the details."), 500);
     })
     .get("/login", async ({ query }) => {
-      if (!takeLink(query.once)) return html(messagePage("Setup", "This link is not valid (it works once). Restart the server for a new one."), 401);
-      const session = randomToken("");
-      const issued = await vault.leases.issue({ purpose: "session", holder: "setup", hash: sha256(session), ttlMs: sessionMs, maxExpiresAt: Date.now() + sessionMs, autoRenew: false });
-      await vault.leases.activate(issued.id);
-      return redirect("/", `${cookieName}=${session}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${vault.config.setup_session_seconds}`);
+      if (!takeLink(query.once)) return html(messagePage("Setup", "This link is not valid (it works once, for 15 minutes). Run 'platform vault setup-link' for a new one."), 401);
+      return redirect("/", `${cookieName}=${await vault.admin.openSession()}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${vault.config.setup_session_seconds}`);
     })
     .onBeforeHandle(async ({ request }) => {
-      const session = await sessionOf(request.headers.get("cookie") ?? undefined);
-      if (!session) return html(messagePage("Setup", "Open the one-time link printed in the server log at start-up."), 401);
+      const session = await sessionOf(request.headers.get("cookie"));
+      if (!session) return html(messagePage("Setup", "Open the one-time link the server printed at start-up, or run 'platform vault setup-link' for a new one."), 401);
       if (request.method === "POST") {
         const origin = request.headers.get("origin");
         if (origin && origin !== `http://${request.headers.get("host")}`) return html(messagePage("Setup", "Cross-site request refused."), 403);
       }
     })
     .get("/", async ({ request, query }) => {
-      const session = (await sessionOf(request.headers.get("cookie") ?? undefined))!;
+      const session = (await sessionOf(request.headers.get("cookie")))!;
       if (await vault.store.isSealed()) return html(messagePage("Setup", "The vault is sealed; run 'platform vault unseal'."), 503);
       const notice = typeof query.notice === "string" ? { text: query.notice.slice(0, 300), ok: query.ok === "1" } : undefined;
-      return html(homePage(await vault.services(setupCaller), session.csrf, notice));
+      return html(homePage(await vault.services(session.caller), session.csrf, notice));
     })
     .get("/add", async ({ request, query }) => {
-      const session = (await sessionOf(request.headers.get("cookie") ?? undefined))!;
+      const session = (await sessionOf(request.headers.get("cookie")))!;
       const template = findTemplate(String(query.template ?? ""));
       if (!template) return back("Choose a template", false);
       return html(addPage(template, session.csrf));
     })
     .post("/services", async ({ request, body }) => {
-      const form = await checkedForm(request, body, sessionOf);
-      await vault.addService(serviceInput(form), setupCaller);
+      const { form, session } = await checkedForm(request, body, sessionOf);
+      const template = findTemplate(String(form.template ?? ""));
+      if (!template) return back("Choose a template", false);
+      try {
+        await vault.addService(serviceInput(form), session.caller);
+      } catch (error) {
+        // The form again, as it was typed, with what was wrong; the credential fields are empty (never echoed).
+        if (!(error instanceof VaultError) || error.code === "SEALED") throw error;
+        return html(addPage(template, session.csrf, { values: keptFields(form), problem: error.message }), error.status);
+      }
       return back(`Added ${form.name}`, true);
     })
     .post("/services/:name/check", async ({ request, body, params }) => {
-      await checkedForm(request, body, sessionOf);
-      const result = await vault.check(params.name, setupCaller);
+      const { session } = await checkedForm(request, body, sessionOf);
+      const result = await vault.check(params.name, session.caller);
       return back(`${params.name}: ${result.ok ? "working" : result.reason}`, result.ok);
     })
     .post("/services/:name/remove", async ({ request, body, params }) => {
-      await checkedForm(request, body, sessionOf);
-      await vault.removeService(params.name, setupCaller);
+      const { session } = await checkedForm(request, body, sessionOf);
+      await vault.removeService(params.name, session.caller);
       return back(`Removed ${params.name}`, true);
     });
 
   app.listen(exclusively("127.0.0.1", port));
   const url = `http://127.0.0.1:${app.server!.port}`;
+  newLink(url);
   return {
     url,
-    link: `${url}/login?once=${oneTime}`,
+    get link() {
+      return once.link;
+    },
+    renewLink: () => newLink(url),
     async stop() {
       await app.stop(true);
     },
@@ -116,15 +129,17 @@ export function startSetupServer(vault: VaultService, log: Logger, port: number)
 }
 
 type Form = Record<string, string>;
+type Session = { caller: Caller; csrf: string };
 
-async function checkedForm(request: Request, body: unknown, sessionOf: (cookie: string | undefined) => Promise<{ csrf: string } | undefined>): Promise<Form> {
+async function checkedForm(request: Request, body: unknown, sessionOf: (cookie: string | null) => Promise<Session | undefined>): Promise<{ form: Form; session: Session }> {
   const form = (body ?? {}) as Form;
-  const session = await sessionOf(request.headers.get("cookie") ?? undefined);
+  const session = await sessionOf(request.headers.get("cookie"));
   if (!session || typeof form.csrf !== "string" || !constantTimeEqual(form.csrf, session.csrf))
     throw VaultError.invalid("The form expired or did not come from this page (CSRF check failed); reload and try again");
-  return form;
+  return { form, session };
 }
 
+/** The form as the service's input; the service checks every rule (the name's shape too). */
 function serviceInput(form: Form): AddServiceInput {
   const credential = Object.fromEntries(
     Object.entries(form)
@@ -132,7 +147,6 @@ function serviceInput(form: Form): AddServiceInput {
       .map(([key, value]) => [key.slice(5), value]),
   );
   const input: AddServiceInput = { name: String(form.name ?? ""), template: String(form.template ?? ""), credential };
-  if (!/^[a-z][a-z0-9-]{0,63}$/.test(input.name)) throw VaultError.invalid("Name: lowercase letters, digits and dashes, starting with a letter");
   if (form.allow_loopback === "1") input.allow_addresses = ["loopback"];
   if (input.template === "custom") {
     input.base_url = form.base_url;
