@@ -3,10 +3,10 @@
  * the transaction it should run in. A transition's write is fenced: it changes the row only while the writer
  * still holds the actor (same owner, same fencing token), so a node that lost an actor can never write it again.
  */
-import { and, asc, eq, gt, inArray, isNull, lt, notInArray, or, sql } from "drizzle-orm";
-import { tablesOf, timeParam, type DbOrTx } from "../src/db/client.ts";
+import { and, asc, count, eq, gt, inArray, isNull, lt, notInArray, or, sql } from "drizzle-orm";
+import { dialectOf, execute, storeNow, tablesOf, timeParam, type DbOrTx } from "../src/db/client.ts";
 import { preparedOn } from "../src/db/prepared.ts";
-import type { ActorEventRow, ActorRow } from "../src/db/schema.ts";
+import type { ActorEventRow, ActorMailRow, ActorRow } from "../src/db/schema.ts";
 
 const p = sql.placeholder;
 
@@ -66,17 +66,19 @@ export async function findActor(db: DbOrTx, id: string): Promise<ActorRow | unde
 }
 
 /**
- * Takes over the active actors this node may run: those it owns already (a restart under the same node id), those
- * spawned by a guest process (no owner), and those of nodes whose lease has run out. Each claimed row gets this
- * node as owner and a new fencing token, in one statement, so two nodes never claim the same actor.
+ * Takes over the active actors this node may run: those of nodes whose lease has run out (judged by the store's
+ * clock), those a guest process spawned (no owner), and, with `own`, those it holds already (a restart under the
+ * same node id). Each claimed row gets this node as owner and a new fencing token, in one statement, so two nodes
+ * never claim the same actor.
  */
-export async function claimActors(db: DbOrTx, node: string, now: Date): Promise<ActorRow[]> {
+export async function claimActors(db: DbOrTx, node: string, { own }: { own: boolean }): Promise<ActorRow[]> {
   const { actors, clusterNodes } = tablesOf(db);
-  const live = db.select({ id: clusterNodes.id }).from(clusterNodes).where(and(gt(clusterNodes.expiresAt, now), sql`${clusterNodes.id} <> ${node}`));
+  const live = db.select({ id: clusterNodes.id }).from(clusterNodes).where(gt(clusterNodes.expiresAt, storeNow(db)));
+  const claimable = own ? or(isNull(actors.owner), eq(actors.owner, node), notInArray(actors.owner, live)) : or(isNull(actors.owner), and(sql`${actors.owner} <> ${node}`, notInArray(actors.owner, live)));
   return db
     .update(actors)
     .set({ owner: node, fence: sql`${actors.fence} + 1` })
-    .where(and(eq(actors.status, "active"), or(isNull(actors.owner), eq(actors.owner, node), notInArray(actors.owner, live))))
+    .where(and(eq(actors.status, "active"), claimable))
     .returning();
 }
 
@@ -117,4 +119,96 @@ export async function eventsAfter(db: DbOrTx, actorId: string, revision: number)
     .from(actorEvents)
     .where(and(eq(actorEvents.actorId, actorId), gt(actorEvents.revision, revision)))
     .orderBy(asc(actorEvents.revision));
+}
+
+/** Tells every node listening (PostgreSQL NOTIFY, delivered when the transaction commits) which actors changed, as `id:revision` lines. */
+export async function notifyEvents(db: DbOrTx, changes: string[]): Promise<void> {
+  if (dialectOf(db) !== "postgresql" || !changes.length) return;
+  // A notification carries at most 8000 bytes: long lists go in several.
+  for (let start = 0; start < changes.length; ) {
+    let end = start;
+    for (let size = 0; end < changes.length && size + changes[end]!.length < 7900; end++) size += changes[end]!.length + 1;
+    await execute(db, sql`SELECT pg_notify(${eventsChannel}, ${changes.slice(start, end).join("\n")})`);
+    start = end;
+  }
+}
+export const eventsChannel = "platform_actor_events";
+
+// --- nodes ---
+
+/** Registers this node, or renews its lease; resolves with whether its lease had run out before (it was taken for dead). */
+export async function renewNode(db: DbOrTx, node: string, url: string | null, leaseMs: number): Promise<{ lapsed: boolean }> {
+  const { clusterNodes } = tablesOf(db);
+  const [before] = await db.select({ expired: sql<unknown>`${clusterNodes.expiresAt} <= ${storeNow(db)}` }).from(clusterNodes).where(eq(clusterNodes.id, node));
+  await db
+    .insert(clusterNodes)
+    .values({ id: node, url, startedAt: new Date(), heartbeatAt: sql`${storeNow(db)}` as never, expiresAt: sql`${storeNow(db, leaseMs)}` as never })
+    .onConflictDoUpdate({ target: clusterNodes.id, set: { url, heartbeatAt: sql`${storeNow(db)}` as never, expiresAt: sql`${storeNow(db, leaseMs)}` as never } });
+  return { lapsed: before !== undefined && (before.expired === true || before.expired === 1) };
+}
+
+/** Ends this node's lease at once (a clean stop): other nodes may take its actors without waiting. */
+export async function releaseNode(db: DbOrTx, node: string): Promise<void> {
+  const { clusterNodes } = tablesOf(db);
+  await db.update(clusterNodes).set({ expiresAt: sql`${storeNow(db)}` as never }).where(eq(clusterNodes.id, node));
+}
+
+export interface NodeStatus {
+  id: string;
+  url: string | null;
+  startedAt: Date;
+  heartbeatAt: Date;
+  expiresAt: Date;
+  live: boolean;
+  /** Active actors it holds. */
+  actors: number;
+}
+
+/** Every node the store knows, with whether its lease stands and how many active actors it holds. */
+export async function listNodes(db: DbOrTx): Promise<NodeStatus[]> {
+  const { clusterNodes, actors } = tablesOf(db);
+  const held = db.select({ owner: actors.owner, n: count().as("n") }).from(actors).where(eq(actors.status, "active")).groupBy(actors.owner).as("held");
+  const rows = await db
+    .select({
+      id: clusterNodes.id,
+      url: clusterNodes.url,
+      startedAt: clusterNodes.startedAt,
+      heartbeatAt: clusterNodes.heartbeatAt,
+      expiresAt: clusterNodes.expiresAt,
+      live: sql<unknown>`${clusterNodes.expiresAt} > ${storeNow(db)}`,
+      actors: sql<number>`coalesce(${held.n}, 0)`,
+    })
+    .from(clusterNodes)
+    .leftJoin(held, eq(held.owner, clusterNodes.id))
+    .orderBy(clusterNodes.id);
+  return rows.map((row) => ({ ...row, live: row.live === true || row.live === 1, actors: Number(row.actors) }));
+}
+
+// --- mail: events for actors another node holds ---
+
+/** Leaves an event for an actor's owner; resolves with the letter's id. */
+export async function postMail(db: DbOrTx, actorId: string, event: unknown, sender: string): Promise<number> {
+  const { actorMail } = tablesOf(db);
+  const [row] = await db.insert(actorMail).values({ actorId, event, sender, createdAt: new Date() }).returning({ id: actorMail.id });
+  return row!.id;
+}
+
+/** Takes one letter out of the box (once, whichever node asks first). */
+export async function takeMail(db: DbOrTx, id: number): Promise<ActorMailRow | undefined> {
+  const { actorMail } = tablesOf(db);
+  return (await db.delete(actorMail).where(eq(actorMail.id, id)).returning())[0];
+}
+
+/** Takes every letter waiting for these actors (an owner that just took them over). */
+export async function takeMailFor(db: DbOrTx, actorIds: string[]): Promise<ActorMailRow[]> {
+  if (!actorIds.length) return [];
+  const { actorMail } = tablesOf(db);
+  return db.delete(actorMail).where(inArray(actorMail.actorId, actorIds)).returning();
+}
+
+/** The node holding an active actor, or undefined when none does (unknown, or finished). */
+export async function ownerOf(db: DbOrTx, actorId: string): Promise<string | undefined> {
+  const { actors } = tablesOf(db);
+  const [row] = await db.select({ owner: actors.owner }).from(actors).where(and(eq(actors.id, actorId), eq(actors.status, "active")));
+  return row?.owner ?? undefined;
 }

@@ -19,7 +19,7 @@ import { createActor, type Actor, type AnyStateMachine, type EventFrom, type Inp
 import { isUniqueViolation, type Db, type DbOrTx } from "../src/db/client.ts";
 import type { ActorRow } from "../src/db/schema.ts";
 import type { Logger } from "../src/log.ts";
-import { claimActor, claimActors, deleteFinishedBefore, insertActor, logEvent, updateActor } from "./repo.ts";
+import { claimActor, claimActors, deleteFinishedBefore, eventsAfter, findActor, insertActor, logEvent, notifyEvents, updateActor } from "./repo.ts";
 
 export const DEADLINE = "DEADLINE" as const;
 export type DeadlineEvent = { type: typeof DEADLINE };
@@ -127,6 +127,12 @@ interface Write {
   done: PromiseWithResolvers<void>;
 }
 
+/** How events reach actors held by other nodes sharing the store (src/cluster). */
+export interface ActorRemote {
+  /** Delivers the event to the actor's owner; resolves once the owner has committed what it caused; false when no node holds the actor. */
+  send(id: string, event: unknown): Promise<boolean>;
+}
+
 export interface ActorSystemOptions {
   db: Db;
   log: Logger;
@@ -134,6 +140,11 @@ export interface ActorSystemOptions {
   retentionMs: number;
   /** This node's id: the owner written on every actor it holds. */
   node?: string;
+  /**
+   * Whether other nodes share the store: streamed kinds' transitions are then logged and announced to them
+   * (ActorKind.logged).
+   */
+  shared?: boolean;
   now?: () => number;
 }
 
@@ -162,9 +173,11 @@ export class ActorSystem {
   #inFlight: Write[] = [];
   #scheduled = false;
   #stopped = false;
+  readonly #shared: boolean;
 
-  constructor({ db, log, retentionMs, node = `node-${crypto.randomUUID().slice(0, 8)}`, now = Date.now }: ActorSystemOptions) {
+  constructor({ db, log, retentionMs, node = `node-${crypto.randomUUID().slice(0, 8)}`, shared = false, now = Date.now }: ActorSystemOptions) {
     this.#db = db;
+    this.#shared = shared;
     this.#log = log.child({ component: "actors" });
     this.#retentionMs = retentionMs;
     this.#now = now;
@@ -208,13 +221,103 @@ export class ActorSystem {
    */
   async send<M extends AnyStateMachine>(kind: ActorKind<M>, id: string, event: EventFrom<M>): Promise<boolean> {
     const entry = this.#entries.get(id);
-    if (!entry || entry.kind.kind !== kind.kind) return false;
+    if (!entry) return this.#remote ? this.#remote.send(id, event) : false;
+    if (entry.kind.kind !== kind.kind) return false;
     this.#count(id, entry);
     const before = entry.lastWrite;
     entry.actor.send(event);
     if (entry.lastWrite !== before) await this.#settled(entry, entry.lastWrite);
     return true;
   }
+
+  /**
+   * Applies an event that came by mail for an actor held here (see ActorRemote); false when it is not live here.
+   * Rejects as `send` does.
+   */
+  async deliver(id: string, event: { type: string }): Promise<boolean> {
+    const entry = this.#entries.get(id);
+    return entry ? this.send(entry.kind, id, event as never) : false;
+  }
+
+  /**
+   * The actor's last stored snapshot, wherever it runs (a node reads one held elsewhere from the store). Undefined
+   * when no row has that id (never spawned, or retired).
+   */
+  async stored<M extends AnyStateMachine>(kind: ActorKind<M>, id: string): Promise<{ snapshot: SnapshotFrom<M>; revision: number; active: boolean } | undefined> {
+    const row = await findActor(this.#db, id);
+    if (!row || row.kind !== kind.kind) return undefined;
+    return { snapshot: row.snapshot as SnapshotFrom<M>, revision: row.revision, active: row.status === "active" };
+  }
+
+  /** The logged snapshots of a streamed actor after `revision`, oldest first, whichever node wrote them. */
+  async history(id: string, revision: number): Promise<{ revision: number; snapshot: unknown }[]> {
+    return (await eventsAfter(this.#db, id, revision)).map(({ revision, snapshot }) => ({ revision, snapshot }));
+  }
+
+  /**
+   * Calls `listener` with each logged snapshot of a streamed actor after `revision`, in order, whichever node holds
+   * it (on a store several nodes share, as they announce their changes). Returns the function that stops it.
+   */
+  follow(id: string, revision: number, listener: (snapshot: unknown, revision: number) => void): () => void {
+    const follower = { listener, revision };
+    let set = this.#followers.get(id);
+    if (!set) this.#followers.set(id, (set = new Set()));
+    set.add(follower);
+    this.changed([id]);
+    return () => {
+      set.delete(follower);
+      if (!set.size && this.#followers.get(id) === set) this.#followers.delete(id);
+    };
+  }
+  readonly #followers = new Map<string, Set<{ listener: (snapshot: unknown, revision: number) => void; revision: number }>>();
+  /** Per followed actor, the read of its log under way: reads of one actor go in order. */
+  readonly #reading = new Map<string, Promise<void>>();
+
+  /**
+   * Hears that actors changed (`id:revision` entries, as other nodes announce them; none: every followed actor,
+   * after notifications may have been missed) and has their followers read the log.
+   */
+  changed(entries?: string[]): void {
+    const ids = entries ? new Set(entries.map((entry) => entry.slice(0, entry.lastIndexOf(":")))) : this.#followers.keys();
+    for (const id of ids) {
+      const followers = this.#followers.get(id);
+      if (!followers?.size) continue;
+      const read = (this.#reading.get(id) ?? Promise.resolve()).then(async () => {
+        const from = Math.min(...[...followers].map((f) => f.revision));
+        for (const event of await eventsAfter(this.#db, id, from).catch(() => []))
+          for (const follower of followers)
+            if (event.revision > follower.revision) {
+              follower.revision = event.revision;
+              try {
+                follower.listener(event.snapshot, event.revision);
+              } catch (error) {
+                this.#log.error("actor follower failed", { actorId: id, error });
+              }
+            }
+      });
+      this.#reading.set(id, read);
+      void read.finally(() => this.#reading.get(id) === read && this.#reading.delete(id));
+    }
+  }
+
+  /** Whether other nodes share the store (see ActorSystemOptions.shared). */
+  get shared(): boolean {
+    return this.#shared;
+  }
+
+  /** Ids of the live actors (those this node holds). */
+  liveIds(): string[] {
+    return [...this.#entries.keys()];
+  }
+
+  /**
+   * Lets events for actors held by other nodes reach them (see send): set by the cluster on a store several
+   * nodes share.
+   */
+  connect(remote: ActorRemote): void {
+    this.#remote = remote;
+  }
+  #remote?: ActorRemote;
 
   /**
    * Sends an event without waiting for its commit: the actor moves at once and its write goes with the next batch;
@@ -246,8 +349,30 @@ export class ActorSystem {
    * process spawned, and those of nodes whose lease ran out. Returns how many.
    */
   async restore(): Promise<number> {
-    let restored = 0;
-    for (const row of await claimActors(this.#db, this.node, new Date(this.#now()))) {
+    return (await this.#claim({ own: true })).length;
+  }
+
+  /**
+   * Takes over the active actors of nodes whose lease ran out (and those a guest process left), bringing each back
+   * from its snapshot; the actors this node holds already stay as they are. Returns the ids taken over.
+   */
+  async takeOver(): Promise<string[]> {
+    return this.#claim({ own: false });
+  }
+
+  /**
+   * Lets go of every actor and takes back those still this node's: after its lease ran out (it was cut off from the
+   * store), when other nodes may have taken some over and its copies may be behind what is stored.
+   */
+  async resync(): Promise<number> {
+    await this.committed().catch(() => {});
+    for (const id of [...this.#entries.keys()]) this.#forget(id);
+    return this.restore();
+  }
+
+  async #claim({ own }: { own: boolean }): Promise<string[]> {
+    const claimed: string[] = [];
+    for (const row of await claimActors(this.#db, this.node, { own })) {
       if (this.#entries.has(row.id)) this.#forget(row.id); // held under an older token: the claim supersedes it
       const kind = this.#kinds.get(row.kind);
       if (!kind) {
@@ -255,10 +380,10 @@ export class ActorSystem {
         continue;
       }
       this.#revive(row, kind);
-      restored++;
+      claimed.push(row.id);
     }
-    if (restored) this.#log.info("actors restored", { count: restored });
-    return restored;
+    if (claimed.length) this.#log.info(own ? "actors restored" : "actors taken over", { count: claimed.length });
+    return claimed;
   }
 
   /**
@@ -461,12 +586,12 @@ export class ActorSystem {
   async #store(batch: Write[]): Promise<void> {
     const chains = [...Map.groupBy(batch, (write) => write.entry).values()];
     try {
-      await this.#db.transaction((tx) => writeAll(tx, chains, (tx, write) => this.#write(tx, write)));
+      await this.#db.transaction((tx) => this.#writeChains(tx, chains));
     } catch (error) {
       if (chains.length === 1) return this.#failed(chains[0]!, error);
       for (const chain of chains) {
         try {
-          await this.#db.transaction((tx) => writeAll(tx, [chain], (tx, write) => this.#write(tx, write)));
+          await this.#db.transaction((tx) => this.#writeChains(tx, [chain]));
         } catch (error) {
           this.#failed(chain, error);
           continue;
@@ -476,6 +601,12 @@ export class ActorSystem {
       return;
     }
     this.#committed(batch);
+  }
+
+  /** Writes the chains of one transaction, then announces the logged ones (delivered to other nodes on commit). */
+  async #writeChains(tx: DbOrTx, chains: Write[][]): Promise<void> {
+    await writeAll(tx, chains, (tx, write) => this.#write(tx, write));
+    if (this.#shared) await notifyEvents(tx, chains.flat().filter((w) => w.entry.kind.logged).map((w) => `${w.entry.id}:${w.revision}`));
   }
 
   /** Writes one transition: the snapshot row (fenced), the log entry and the kind's record. */
@@ -502,7 +633,7 @@ export class ActorSystem {
         throw isUniqueViolation(error) ? new ActorExistsError(entry.id) : error;
       }
     } else if (!(await updateActor(tx, row))) throw new ActorFencedError(entry.id);
-    if (entry.kind.logged) await logEvent(tx, { actorId: entry.id, revision, snapshot: persisted, at });
+    if (entry.kind.logged && this.#shared) await logEvent(tx, { actorId: entry.id, revision, snapshot: persisted, at });
     await entry.kind.record?.(tx, entry.id, snapshot, previous);
   }
 

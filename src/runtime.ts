@@ -12,6 +12,7 @@ import { prepareDataDir } from "./data-dir.ts";
 import { lockDataDir } from "./data-dir-lock.ts";
 import { openDatabase, storeOptions, type DatabaseHandle } from "./db/client.ts";
 import { StoreWatch } from "./db/watch.ts";
+import { ClusterNode } from "./cluster/node.ts";
 import { Health } from "./health.ts";
 import type { Logger } from "./log.ts";
 import { LoopLag } from "./loop-lag.ts";
@@ -59,8 +60,11 @@ export async function startRuntime(
     lock?.release();
     throw error;
   }
-  const node = config.cluster.node_id || `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
-  const actors = new ActorSystem({ db: database.db, log, retentionMs: config.actors.retention_seconds * 1000, node });
+  // The data dir's owner on SQLite is the only one there is (its lock says so), under one name across restarts, so a
+  // restart takes back its actors at once; otherwise a name of this process's own unless one is configured.
+  const node = config.cluster.node_id || (role === "owner" && !database.shared ? hostname() : `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`);
+  const actors = new ActorSystem({ db: database.db, log, retentionMs: config.actors.retention_seconds * 1000, node, shared: database.shared });
+  const cluster = new ClusterNode({ database, actors, log: log.child({ component: "cluster" }), leaseMs: config.cluster.lease_ms, takesOver: role === "owner" });
   const health = new Health(version);
   const metrics = new Metrics();
   const runtime: Runtime = { config, log, database, actors, mcp: new McpRegistry(version, { settled: () => actors.committed() }), health, metrics, role };
@@ -68,6 +72,8 @@ export async function startRuntime(
 
   const storeWatch = new StoreWatch(database, log);
   health.register("database", () => storeWatch.health());
+  health.field("node", () => cluster.id);
+  health.register("cluster", () => cluster.health());
   health.register("actors", () => ({ status: "ok", ...actors.stats() }));
   // Figures only: a loop that stands still cannot answer /health at all; this says how long it last stood.
   health.register("eventLoop", () => ({ status: "ok", ...loopLag.stats() }));
@@ -91,6 +97,8 @@ export async function startRuntime(
       }
     }
     await actors.stop();
+    // Its lease ends with it, so other nodes take over whatever it held at once.
+    await cluster.stop();
     loopLag.stop();
     storeWatch.stop();
     await database.close();
@@ -99,8 +107,10 @@ export async function startRuntime(
   try {
     for (const factory of mcpServer === undefined ? factories : factoriesServing(mcpServer, factories))
       capabilities.push(await factory(runtime));
+    await cluster.start();
     if (role === "owner") {
       await actors.restore();
+      await cluster.collectMail();
       actors.startSweeping(Math.min(60_000, Math.max(1000, config.actors.retention_seconds * 100)));
       for (const capability of capabilities) await capability.start?.();
     }

@@ -79,6 +79,8 @@ export const a2aCapability: CapabilityFactory = (runtime) => {
       const unknown = [defaultSkill, ...publicSkills].filter((skill) => skill && !server.handlers.get(skill));
       if (unknown.length) throw new Error(`a2a.default_skill and a2a.public_skills name skills this agent does not have: ${unknown.join(", ")}; it has: ${server.handlers.types().join(", ")}`);
       await server.recoverInterrupted();
+      // Tasks taken over from a node that died are settled the same way, as they come.
+      taskManager.onInterrupted(() => void server.recoverInterrupted());
     },
   };
 };

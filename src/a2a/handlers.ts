@@ -61,7 +61,7 @@ export class TaskHandlers {
     const entry = this.#entries.get(task.type);
     if (!entry) return this.#settle(() => manager.fail(task.id, `No handler for task type ${task.type}`));
     const cancelled = new AbortController();
-    const unwatch = manager.watch(task.id, (update) => {
+    const unwatch = manager.watchHere(task.id, (update) => {
       if (update.state === "cancelled") cancelled.abort(new Error(`task ${task.id} was cancelled`));
     });
     let outcome: { task: Task } | { failed: string };

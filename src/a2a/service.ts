@@ -128,15 +128,11 @@ export class TaskManager {
   }
 
   /**
-   * A task in progress is read from its actor; a final one from its row, written by its final transition (the
-   * actor itself is let go then).
+   * A task in progress is read from its actor (here, or as stored by the node that runs it); a final one from its
+   * row, written by its final transition (the actor itself is let go then).
    */
   async getTask(id: string): Promise<Task | undefined> {
-    await this.#ready;
-    const snapshot = this.#actors.get(this.kind, id)?.getSnapshot();
-    if (snapshot?.status === "active") return taskOf(snapshot);
-    const row = await repo.findTask(this.#db, id);
-    return row && taskOfRow(row);
+    return (await this.current(id))?.task;
   }
 
   /** The task as of its latest stored change, with that change's revision. */
@@ -145,7 +141,9 @@ export class TaskManager {
     const snapshot = this.#actors.get(this.kind, id)?.getSnapshot();
     if (snapshot?.status === "active") return updateOf(snapshot);
     const row = await repo.findTask(this.#db, id);
-    return row && { id: row.id, revision: row.revision, state: row.state as TaskState, task: taskOfRow(row), final: finalStates.has(row.state as TaskState) };
+    if (row) return { id: row.id, revision: row.revision, state: row.state as TaskState, task: taskOfRow(row), final: finalStates.has(row.state as TaskState) };
+    const elsewhere = this.#actors.shared ? await this.#actors.stored(this.kind, id) : undefined;
+    return elsewhere?.active ? updateOf(elsewhere.snapshot) : undefined;
   }
 
   /** Open event streams of tasks (SSE subscribers), for /metrics. */
@@ -272,7 +270,7 @@ export class TaskManager {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const done = () => (clearTimeout(timer), unsubscribe?.(), signal?.removeEventListener("abort", aborted));
     const aborted = () => (done(), reject(signal?.reason ?? new Error("aborted")));
-    const unsubscribe = this.watch(id, (update) => update.final && (done(), resolve(update.task)));
+    const unsubscribe = await this.watch(id, (update) => update.final && (done(), resolve(update.task)));
     if (!unsubscribe) return (await this.getTask(id))!;
     if (timeout !== undefined) timer = setTimeout(() => (done(), reject(new TaskTimeoutError(id, timeout))), timeout * 1000);
     signal?.addEventListener("abort", aborted, { once: true });
@@ -288,10 +286,22 @@ export class TaskManager {
   }
 
   /**
-   * Calls `watcher` with every persisted change of a task in progress from now on. Returns the unsubscribe
-   * function, or undefined when the task is final or unknown (nothing more will happen to it).
+   * Calls `watcher` with every persisted change of a task in progress from now on, on this node or (on a store
+   * several nodes share) another. Resolves with the unsubscribe function, or undefined when the task is final or
+   * unknown (nothing more will happen to it).
    */
-  watch(id: string, watcher: TaskWatcher): (() => void) | undefined {
+  async watch(id: string, watcher: TaskWatcher): Promise<(() => void) | undefined> {
+    await this.#ready;
+    const here = this.watchHere(id, watcher);
+    if (here || !this.#actors.shared) return here;
+    const elsewhere = await this.#actors.stored(this.kind, id);
+    if (!elsewhere?.active) return undefined;
+    // Read from the event log as the node running it announces its changes; a change made meanwhile is read too.
+    return this.#actors.follow(id, elsewhere.revision - 1, (snapshot) => watcher(updateOf(snapshot as TaskSnapshot)));
+  }
+
+  /** `watch` for a task this node runs, at once; undefined when it runs elsewhere, is final or is unknown. */
+  watchHere(id: string, watcher: TaskWatcher): (() => void) | undefined {
     const snapshot = this.#actors?.get(this.kind, id)?.getSnapshot();
     if (!snapshot || snapshot.status !== "active") return undefined;
     let set = this.#watchers.get(id);
@@ -308,12 +318,27 @@ export class TaskManager {
     this.#changes.add(listener);
   }
 
-  /** The changes after `revision`, when all of them are still remembered; undefined when some are not. */
-  changesSince(id: string, revision: number): TaskUpdate[] | undefined {
+  /**
+   * The changes after `revision`, when all of them are still known: remembered here, or (on a store several nodes
+   * share) in the event log, whichever node made them; undefined when some are not.
+   */
+  async changesSince(id: string, revision: number): Promise<TaskUpdate[] | undefined> {
     const history = this.#history.get(id);
-    if (!history?.length || history[0]!.revision > revision + 1) return undefined;
-    return history.filter((u) => u.revision > revision);
+    if (history?.length && history[0]!.revision <= revision + 1) return history.filter((u) => u.revision > revision);
+    if (!this.#actors?.shared) return undefined;
+    const logged = await this.#actors.history(id, revision);
+    if (!logged.length || logged[0]!.revision !== revision + 1) return undefined;
+    return logged.map(({ snapshot }) => updateOf(snapshot as TaskSnapshot));
   }
+
+  /**
+   * Calls `listener` whenever tasks are handed back as interrupted while serving (taken over from a node that died),
+   * so they are settled as those found at start-up are (see takeInterrupted).
+   */
+  onInterrupted(listener: () => void): void {
+    this.#interruptedListener = listener;
+  }
+  #interruptedListener?: () => void;
 
   /** Ids of the tasks that were pending or running when the process stopped; each is returned once. */
   takeInterrupted(): string[] {
@@ -334,8 +359,14 @@ export class TaskManager {
     const before = actor?.getSnapshot();
     if (!before) {
       const row = await repo.findTask(this.#db, id);
-      if (!row) throw new TaskNotFoundError(id);
-      throw new TaskStateError(id, row.state, target);
+      if (row) throw new TaskStateError(id, row.state, target);
+      // Running on another node: the event goes there by mail, and the answer is the task as that node stored it.
+      const elsewhere = this.#actors.shared ? await this.#actors.stored(this.kind, id) : undefined;
+      if (!elsewhere) throw new TaskNotFoundError(id);
+      const { value, context } = elsewhere.snapshot as TaskSnapshot;
+      if (!elsewhere.active || !taskMachine.resolveState({ value, context }).can(event)) throw new TaskStateError(id, String(value), target);
+      if (!(await this.#actors.send(this.kind, id, event))) throw new TaskStateError(id, "final", target);
+      return (await this.getTask(id))!;
     }
     // The machine ignores an event its state does not take: that is a refused move, and nothing is stored.
     if (before.status !== "active" || !before.can(event)) throw new TaskStateError(id, String(before.value), target);
@@ -375,6 +406,8 @@ export class TaskManager {
     this.#follow(actor.id);
     this.#remember(actor.id, updateOf(actor.getSnapshot()));
     this.#interrupted.push(actor.id);
+    // Taken over while serving (its node died): told once for all the tasks taken over together.
+    if (this.#interruptedListener && this.#interrupted.length === 1) queueMicrotask(() => this.#interruptedListener?.());
   }
 }
 

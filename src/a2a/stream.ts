@@ -42,7 +42,7 @@ export function taskEventStream(manager: TaskManager, id: string, afterRevision:
       // Written at once so the response starts even when nothing new has happened yet.
       controller.enqueue(encoder.encode(`retry: ${retryMs}\n\n`));
       // Watch before reading the present, so nothing stored in between is missed; `send` drops repeats.
-      const unwatch = manager.watch(id, send);
+      const unwatch = await manager.watch(id, send);
       const streamClosed = manager.streamOpened();
       const keepAlive = setInterval(() => !closed && controller.enqueue(encoder.encode(": keep-alive\n\n")), keepAliveMs);
       keepAlive.unref();
@@ -50,7 +50,7 @@ export function taskEventStream(manager: TaskManager, id: string, afterRevision:
       signal?.addEventListener("abort", onAbort, { once: true });
       cleanup = () => (unwatch?.(), streamClosed(), clearInterval(keepAlive), signal?.removeEventListener("abort", onAbort));
 
-      const missed = afterRevision > 0 ? manager.changesSince(id, afterRevision) : undefined;
+      const missed = afterRevision > 0 ? await manager.changesSince(id, afterRevision).catch(() => undefined) : undefined;
       if (missed) for (const update of missed) send(update);
       else {
         const current = await manager.current(id).catch(() => undefined);

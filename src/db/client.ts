@@ -5,7 +5,7 @@
  * knows which store it runs on.
  */
 import { join } from "node:path";
-import type { SQL } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import type { SqliteRemoteDatabase } from "drizzle-orm/sqlite-proxy";
 import type { Config } from "../config.ts";
 import type * as schema from "./schema.ts";
@@ -35,10 +35,11 @@ export interface DatabaseHandle {
   /** Resolves when the store answers a trivial query; rejects when it cannot be reached. */
   ping(): Promise<void>;
   /**
-   * Calls `listener` with each payload sent to `channel` by any node (PostgreSQL LISTEN/NOTIFY); resolves with the
-   * function that stops listening. Absent where there are no other nodes to hear from (SQLite).
+   * Calls `listener` with each payload sent to `channel` by any node (PostgreSQL LISTEN/NOTIFY), and `listening`
+   * each time the subscription stands again after its connection dropped (notifications sent meanwhile are lost);
+   * resolves with the function that stops listening. Absent where there are no other nodes to hear from (SQLite).
    */
-  listen?(channel: string, listener: (payload: string) => void): Promise<() => Promise<void>>;
+  listen?(channel: string, listener: (payload: string) => void, listening?: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -103,3 +104,10 @@ export async function execute(db: DbOrTx, query: SQL): Promise<void> {
   const raw = db as unknown as { run?(query: SQL): Promise<unknown>; execute(query: SQL): Promise<unknown> };
   await (dialectOf(db) === "sqlite" ? raw.run!(query) : raw.execute(query));
 }
+
+/**
+ * The store's clock, for leases: PostgreSQL's now() (one clock for every node, whatever theirs say); SQLite's
+ * single node reads its own.
+ */
+export const storeNow = (db: DbOrTx, plusMs = 0): SQL =>
+  dialectOf(db) === "postgresql" ? sql`(now() + ${plusMs} * interval '1 millisecond')` : sql`${Date.now() + plusMs}`;

@@ -43,8 +43,13 @@ export async function openPostgres(url: string, { poolSize = 10, connectTimeoutM
     async ping() {
       await client`SELECT 1`;
     },
-    async listen(channel, listener) {
-      const subscription = await client.listen(channel, listener);
+    async listen(channel, listener, listening) {
+      // The client reconnects a dropped listening connection by itself and calls this again each time.
+      let first = true;
+      const subscription = await client.listen(channel, listener, () => {
+        if (!first) listening?.();
+        first = false;
+      });
       return () => subscription.unlisten();
     },
     async close() {
