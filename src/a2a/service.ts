@@ -78,6 +78,8 @@ export class TaskManager {
       },
       // A finished task is read from its row, so its actor is let go at once.
       releaseFinal: true,
+      // Streamed to subscribers on any node (on a store several nodes share), resumable from any revision.
+      logged: true,
       restored: (actor) => this.#restored(actor),
     };
     if (options.actors && options.db) {
