@@ -4,7 +4,7 @@ import { AuthService, loadSigningKey } from "./auth.ts";
 import { catalogErrors } from "./errors.ts";
 import { catalogHttp } from "./http.ts";
 import { orderKind } from "./order-actor.ts";
-import { SlidingWindowLimiter } from "./rate-limit.ts";
+import { SharedWindowLimiter, SlidingWindowLimiter, type RateLimiter } from "./rate-limit.ts";
 import { CatalogService } from "./service.ts";
 
 export const catalogCapability: CapabilityFactory = ({ config, database, actors, health, log, metrics }) => {
@@ -12,7 +12,10 @@ export const catalogCapability: CapabilityFactory = ({ config, database, actors,
   actors.register(orderKind);
   const catalog = new CatalogService(database.db, actors, settings.public_reads);
   const auth = new AuthService(database.db, loadSigningKey(config), settings);
-  const limiter = new SlidingWindowLimiter(settings.rate_limit_window_seconds);
+  // Nodes sharing a store count into one limit there; a single node counts in memory.
+  const limiter: RateLimiter = database.shared
+    ? new SharedWindowLimiter(database.db, settings.rate_limit_window_seconds)
+    : new SlidingWindowLimiter(settings.rate_limit_window_seconds);
   metrics.countFrom({ name: "platform_rate_limit_refusals_total", help: "Requests refused by a rate limit, by surface", labelNames: ["surface"] }, () => [
     { labels: { surface: "catalog" }, value: limiter.refused },
   ]);

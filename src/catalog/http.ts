@@ -37,13 +37,13 @@ import {
 import { jsonReply } from "./conditional.ts";
 import { CorsPolicy } from "./cors.ts";
 import { apiDocs } from "./openapi.ts";
-import type { SlidingWindowLimiter } from "./rate-limit.ts";
+import type { RateLimiter } from "./rate-limit.ts";
 import type { CatalogService } from "./service.ts";
 
 export interface CatalogHttpOptions {
   catalog: CatalogService;
   auth: AuthService;
-  limiter: SlidingWindowLimiter;
+  limiter: RateLimiter;
   limits: { authenticated: number; anonymous: number };
   /** Product reads open to anyone: the document then says so. */
   publicReads: boolean;
@@ -116,7 +116,7 @@ export const catalogHttp = ({ catalog, auth, limiter, limits, publicReads, corsO
         refusal = error;
       }
       const key = principal?.id ?? `ip:${server?.requestIP(request)?.address ?? "unknown"}`;
-      const decision = limiter.hit(key, principal ? limits.authenticated : limits.anonymous);
+      const decision = await limiter.hit(key, principal ? limits.authenticated : limits.anonymous);
       set.headers["x-ratelimit-limit"] = String(decision.limit);
       set.headers["x-ratelimit-remaining"] = String(decision.remaining);
       set.headers["x-ratelimit-reset"] = String(decision.reset);

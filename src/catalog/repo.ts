@@ -1,6 +1,6 @@
 /** The catalog's queries. Each takes the database or the transaction it should run in. */
 import type { Database, Statement } from "bun:sqlite";
-import { and, count, desc, eq, gt, gte, inArray, isNull, lte, max, min, sql } from "drizzle-orm";
+import { and, count, desc, eq, gt, gte, inArray, isNull, lt, lte, max, min, sql } from "drizzle-orm";
 import { dialectOf, tablesOf, type DbOrTx } from "../db/client.ts";
 import { preparedOn } from "../db/prepared.ts";
 import type { ApiKeyRow, CustomerRow, OrderRow, ProductRow, RefreshTokenRow } from "../db/schema.ts";
@@ -253,4 +253,28 @@ export async function revokeApiKey(db: DbOrTx, id: string, at: Date): Promise<bo
     .where(and(eq(keys.id, id), isNull(keys.revokedAt)))
     .returning({ id: keys.id });
   return rows.length > 0;
+}
+
+// --- rate limits shared by nodes ---
+
+/** Requests counted for `key` in `window`. */
+export async function rateCount(db: DbOrTx, key: string, window: number): Promise<number> {
+  const { catalogRateLimits: limits } = tablesOf(db);
+  return first(await db.select({ count: limits.count }).from(limits).where(and(eq(limits.key, key), eq(limits.window, window))))?.count ?? 0;
+}
+
+/** Counts one request for `key` in `window` unless its count has reached `cap`; the new count, or undefined when refused. */
+export async function countRateHit(db: DbOrTx, key: string, window: number, cap: number): Promise<number | undefined> {
+  const { catalogRateLimits: limits } = tablesOf(db);
+  const [row] = await db
+    .insert(limits)
+    .values({ key, window, count: 1 })
+    .onConflictDoUpdate({ target: [limits.key, limits.window], set: { count: sql`${limits.count} + 1` }, setWhere: sql`${limits.count} < ${cap}` })
+    .returning({ count: limits.count });
+  return row?.count;
+}
+
+export async function forgetRateWindowsBefore(db: DbOrTx, window: number): Promise<void> {
+  const { catalogRateLimits: limits } = tablesOf(db);
+  await db.delete(limits).where(lt(limits.window, window));
 }

@@ -94,6 +94,16 @@ export const catalogProductChanges = pgTable("catalog_product_changes", {
   productId: text("product_id").notNull(),
 });
 
+export const catalogRateLimits = pgTable(
+  "catalog_rate_limits",
+  {
+    key: text("key").notNull(),
+    window: bigint("window", { mode: "number" }).notNull(),
+    count: integer("count").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.key, table.window] })],
+);
+
 export const catalogCustomers = pgTable("catalog_customers", {
   id: text("id").primaryKey(),
   email: text("email").notNull().unique(),

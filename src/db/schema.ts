@@ -106,6 +106,20 @@ export const catalogProductChanges = sqliteTable("catalog_product_changes", {
   productId: text("product_id").notNull(),
 });
 
+/**
+ * Requests counted per rate-limit key and fixed window (window = epoch ms / window length), where several nodes
+ * count into one limit (a store they share); a single node counts in memory.
+ */
+export const catalogRateLimits = sqliteTable(
+  "catalog_rate_limits",
+  {
+    key: text("key").notNull(),
+    window: integer("window").notNull(),
+    count: integer("count").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.key, table.window] })],
+);
+
 export const catalogCustomers = sqliteTable("catalog_customers", {
   id: text("id").primaryKey(),
   /** Stored lower-cased, so uniqueness ignores case. */

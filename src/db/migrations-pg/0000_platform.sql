@@ -145,6 +145,13 @@ CREATE TABLE "catalog_products" (
 	CONSTRAINT "catalog_products_sku_unique" UNIQUE("sku")
 );
 --> statement-breakpoint
+CREATE TABLE "catalog_rate_limits" (
+	"key" text NOT NULL,
+	"window" bigint NOT NULL,
+	"count" integer NOT NULL,
+	CONSTRAINT "catalog_rate_limits_key_window_pk" PRIMARY KEY("key","window")
+);
+--> statement-breakpoint
 CREATE TABLE "catalog_refresh_tokens" (
 	"id" text PRIMARY KEY NOT NULL,
 	"family_id" text NOT NULL,

@@ -15,6 +15,13 @@ CREATE TABLE `actor_mail` (
 );
 --> statement-breakpoint
 CREATE INDEX `actor_mail_actor` ON `actor_mail` (`actor_id`);--> statement-breakpoint
+CREATE TABLE `catalog_rate_limits` (
+	`key` text NOT NULL,
+	`window` integer NOT NULL,
+	`count` integer NOT NULL,
+	PRIMARY KEY(`key`, `window`)
+);
+--> statement-breakpoint
 CREATE TABLE `cluster_nodes` (
 	`id` text PRIMARY KEY NOT NULL,
 	`url` text,
