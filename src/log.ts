@@ -26,7 +26,8 @@ export interface Logger {
 export interface LoggerOptions {
   level?: LogLevel;
   format?: LogFormat;
-  write?: (line: string) => void;
+  /** `urgent` for an error line: it should not wait for others. */
+  write?: (line: string, urgent: boolean) => void;
 }
 
 /**
@@ -34,12 +35,36 @@ export interface LoggerOptions {
  * stream on Linux, the write is synchronous. A reader that went away (EPIPE) loses the line, as it would have;
  * a full non-blocking pipe (EAGAIN) hands it to the buffered stream instead.
  */
-const writeStderr = (line: string) => {
+const writeFd2 = (text: string) => {
   try {
-    writeSync(2, line);
+    writeSync(2, text);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "EAGAIN") process.stderr.write(line);
+    if ((error as NodeJS.ErrnoException).code === "EAGAIN") process.stderr.write(text);
   }
+};
+
+/**
+ * The lines of one turn of the event loop are written together at its end: a busy server logs a line per
+ * request, and one write for many lines costs a fraction of a write each. An error line is written at once,
+ * with what came before it, and the rest is written when the process exits.
+ */
+let pending = "";
+const flush = () => {
+  if (!pending) return;
+  const text = pending;
+  pending = "";
+  writeFd2(text);
+};
+process.once("exit", flush);
+/** Text for a person on stderr (the start-up banner), in order with the log lines written before it. */
+export const writeToPerson = (text: string) => {
+  pending += text;
+  flush();
+};
+const writeStderr = (line: string, urgent: boolean) => {
+  if (!pending && !urgent) setImmediate(flush);
+  pending += line;
+  if (urgent) flush();
 };
 
 export function createLogger({ level = "info", format = "json", write = writeStderr }: LoggerOptions = {}, base: LogFields = {}): Logger {
@@ -47,7 +72,7 @@ export function createLogger({ level = "info", format = "json", write = writeStd
   const emit = (lineLevel: LogLevel, message: string, fields?: LogFields) => {
     if (rank[lineLevel] > threshold) return;
     const line = { level: lineLevel, message, timestamp: new Date().toISOString(), ...base, ...fields };
-    write(format === "json" ? JSON.stringify(line, redact) + "\n" : pretty(line));
+    write(format === "json" ? JSON.stringify(line, redact) + "\n" : pretty(line), lineLevel === "error");
   };
   return {
     error: (m, f) => emit("error", m, f),

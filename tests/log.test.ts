@@ -17,3 +17,17 @@ test("auto is pretty at a terminal and JSON lines anywhere else", () => {
   createLogger({ format: "json", write: (line) => void lines.push(line) }).info("hello", { n: 1 });
   expect(JSON.parse(lines[0]!)).toMatchObject({ level: "info", message: "hello", n: 1 });
 });
+
+test("to stderr, the lines of one turn go out together at its end, and an error line at once with those before it", async () => {
+  // A child process, so that its stderr is ours to read: two info lines, an error, then two more.
+  const script = `
+    import { createLogger } from ${JSON.stringify(`${import.meta.dir}/../src/log.ts`)};
+    const log = createLogger({ format: "json" });
+    log.info("one"); log.info("two");
+    log.error("three");
+    log.info("four"); log.info("five");
+  `;
+  const child = Bun.spawn(["bun", "-e", script], { stderr: "pipe", stdout: "ignore" });
+  const [text] = await Promise.all([new Response(child.stderr).text(), child.exited]);
+  expect(text.trim().split("\n").map((line) => JSON.parse(line).message)).toEqual(["one", "two", "three", "four", "five"]);
+});

@@ -1,7 +1,7 @@
 /** `platform serve`: the one server, until SIGTERM or SIGINT, then a graceful stop. */
 import type { Config } from "../config.ts";
 import { exclusively } from "../listen.ts";
-import { formatFor } from "../log.ts";
+import { formatFor, writeToPerson } from "../log.ts";
 import type { RunningRuntime } from "../runtime.ts";
 import { settingHelp, settingOptions, settingsFrom } from "./settings.ts";
 import type { Verb } from "./verb.ts";
@@ -50,7 +50,7 @@ export const serveVerb: Verb = {
     // Said once a signal is handled: whoever waits for this line may stop the server gracefully at once.
     const url = `http://${server.hostname}:${server.port}`;
     const urls = liveUrls(runtime, `http://${["0.0.0.0", "::"].includes(server.hostname ?? "") ? "localhost" : server.hostname}:${server.port}`);
-    if (formatFor(config.log.format) === "pretty") process.stderr.write(banner(config, url, urls));
+    if (formatFor(config.log.format) === "pretty") writeToPerson(banner(config, url, urls));
     else log.info("listening", { url, environment: config.environment, urls, stop: "SIGTERM or SIGINT (Ctrl+C) stops it gracefully" });
     await stopped.promise;
     return 0;
