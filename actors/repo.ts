@@ -159,29 +159,54 @@ export interface NodeStatus {
   startedAt: Date;
   heartbeatAt: Date;
   expiresAt: Date;
+  /** Milliseconds since its last heartbeat, and until its lease runs out (negative once it has), by the store's clock. */
+  heartbeatAgeMs: number;
+  expiresInMs: number;
   live: boolean;
-  /** Active actors it holds. */
-  actors: number;
+  /** The active actors it holds, by kind. */
+  actors: Record<string, number>;
 }
 
-/** Every node the store knows, with whether its lease stands and how many active actors it holds. */
-export async function listNodes(db: DbOrTx): Promise<NodeStatus[]> {
+/**
+ * Every node the store knows, with whether its lease stands and the active actors it holds by kind; and the active
+ * actors no node holds yet (spawned by a guest process, waiting to be claimed). Times are judged by the store's clock,
+ * as leases are.
+ */
+export async function listNodes(db: DbOrTx): Promise<{ nodes: NodeStatus[]; unowned: Record<string, number> }> {
   const { clusterNodes, actors } = tablesOf(db);
-  const held = db.select({ owner: actors.owner, n: count().as("n") }).from(actors).where(eq(actors.status, "active")).groupBy(actors.owner).as("held");
-  const rows = await db
-    .select({
-      id: clusterNodes.id,
-      url: clusterNodes.url,
-      startedAt: clusterNodes.startedAt,
-      heartbeatAt: clusterNodes.heartbeatAt,
-      expiresAt: clusterNodes.expiresAt,
-      live: sql<unknown>`${clusterNodes.expiresAt} > ${storeNow(db)}`,
-      actors: sql<number>`coalesce(${held.n}, 0)`,
-    })
-    .from(clusterNodes)
-    .leftJoin(held, eq(held.owner, clusterNodes.id))
-    .orderBy(clusterNodes.id);
-  return rows.map((row) => ({ ...row, live: row.live === true || row.live === 1, actors: Number(row.actors) }));
+  const [rows, held] = await Promise.all([
+    db
+      .select({
+        id: clusterNodes.id,
+        url: clusterNodes.url,
+        startedAt: clusterNodes.startedAt,
+        heartbeatAt: clusterNodes.heartbeatAt,
+        expiresAt: clusterNodes.expiresAt,
+        // Read in the same statement as the rows, so ages are measured against one reading of the clock.
+        now: sql<Date>`${storeNow(db)}`.mapWith(clusterNodes.heartbeatAt),
+      })
+      .from(clusterNodes)
+      .orderBy(clusterNodes.id),
+    db
+      .select({ owner: actors.owner, kind: actors.kind, n: count() })
+      .from(actors)
+      .where(eq(actors.status, "active"))
+      .groupBy(actors.owner, actors.kind),
+  ]);
+  const byOwner = new Map<string | null, Record<string, number>>();
+  for (const { owner, kind, n } of held) {
+    const kinds = byOwner.get(owner) ?? {};
+    kinds[kind] = Number(n);
+    byOwner.set(owner, kinds);
+  }
+  const nodes = rows.map(({ now, ...row }) => ({
+    ...row,
+    heartbeatAgeMs: now.getTime() - row.heartbeatAt.getTime(),
+    expiresInMs: row.expiresAt.getTime() - now.getTime(),
+    live: row.expiresAt > now,
+    actors: byOwner.get(row.id) ?? {},
+  }));
+  return { nodes, unowned: byOwner.get(null) ?? {} };
 }
 
 // --- mail: events for actors another node holds ---

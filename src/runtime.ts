@@ -22,6 +22,8 @@ import { version } from "./version.ts";
 
 export interface RunningRuntime extends Runtime {
   capabilities: Capability[];
+  /** This node among those sharing the store. */
+  cluster: ClusterNode;
   /** Stops capabilities and actors (their state stays stored) and closes the database. */
   close(): Promise<void>;
 }
@@ -122,5 +124,5 @@ export async function startRuntime(
   // Measured from here on: start-up's own synchronous work (imports, compiling policies) is not a stall.
   loopLag.start();
 
-  return { ...runtime, capabilities, close };
+  return { ...runtime, capabilities, cluster, close };
 }

@@ -32,6 +32,11 @@ test("the compiled executable serves /health from an empty folder", async () => 
     expect(v1.supportedInterfaces.map((i: { protocolBinding: string }) => i.protocolBinding)).toEqual(["JSONRPC", "HTTP+JSON", "JSONRPC"]);
     expect(v1.capabilities.pushNotifications).toBe(true);
     expect(await fetch(`${server.url}/.well-known/agent-card.json`).then((r) => r.json())).toMatchObject({ protocolVersion: "0.3.0" });
+    // The store's one node, as `platform cluster status` lists it beside the running server.
+    const status = await runPlatform(["cluster", "status", "--data-dir", join(dir.path, "data")], { command: [executable], cwd: dir.path });
+    expect(status.code).toBe(0);
+    expect(status.stdout).toStartWith("SQLite store platform.db: one node");
+    expect(status.stdout).toMatch(new RegExp(` ${server.url.replaceAll(".", "\\.")} .* alive `));
   } finally {
     expect(await server.stop()).toBe(0);
   }

@@ -1,4 +1,5 @@
 /** `platform serve`: the one server, until SIGTERM or SIGINT, then a graceful stop. */
+import { hostname } from "node:os";
 import type { Config } from "../config.ts";
 import { exclusively } from "../listen.ts";
 import { formatFor, writeToPerson } from "../log.ts";
@@ -49,7 +50,11 @@ export const serveVerb: Verb = {
     process.once("SIGINT", () => void shutdown("SIGINT"));
     // Said once a signal is handled: whoever waits for this line may stop the server gracefully at once.
     const url = `http://${server.hostname}:${server.port}`;
-    const urls = liveUrls(runtime, `http://${["0.0.0.0", "::"].includes(server.hostname ?? "") ? "localhost" : server.hostname}:${server.port}`);
+    const wildcard = ["0.0.0.0", "::"].includes(server.hostname ?? "");
+    // Other machines cannot reach a wildcard address's "localhost": the node goes by its host name in the store.
+    // Written before the node says it listens, so whoever waits for that line finds it listed.
+    await runtime.cluster.advertise(`http://${wildcard ? hostname() : server.hostname}:${server.port}`);
+    const urls = liveUrls(runtime, `http://${wildcard ? "localhost" : server.hostname}:${server.port}`);
     if (formatFor(config.log.format) === "pretty") writeToPerson(banner(config, url, urls));
     else log.info("listening", { url, environment: config.environment, urls, stop: "SIGTERM or SIGINT (Ctrl+C) stops it gracefully" });
     await stopped.promise;

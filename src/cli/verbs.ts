@@ -1,5 +1,6 @@
 /** Every CLI verb, in the order `platform --help` lists them. */
 import { catalogVerb } from "./catalog.ts";
+import { clusterVerb } from "./cluster.ts";
 import { hookVerb } from "./hook.ts";
 import { identityVerb } from "./identity.ts";
 import { lspVerb } from "./lsp.ts";
@@ -9,4 +10,4 @@ import type { Verb } from "./verb.ts";
 import { vaultVerb } from "./vault.ts";
 import { versionVerb } from "./version.ts";
 
-export const verbs: Verb[] = [serveVerb, mcpVerb, identityVerb, vaultVerb, hookVerb, catalogVerb, lspVerb, versionVerb];
+export const verbs: Verb[] = [serveVerb, mcpVerb, identityVerb, vaultVerb, hookVerb, catalogVerb, clusterVerb, lspVerb, versionVerb];

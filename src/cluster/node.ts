@@ -30,6 +30,9 @@ export class ClusterNode implements ActorRemote {
   readonly id: string;
   readonly leaseMs: number;
   #renewedAt?: Date;
+  /** Where this node answers, once it listens (for people reading `platform cluster status`). */
+  #url: string | null = null;
+  #renewal = Promise.resolve();
   /** Whether the last renewal reached the store. */
   #leased = false;
   #timers: ReturnType<typeof setInterval>[] = [];
@@ -65,6 +68,12 @@ export class ClusterNode implements ActorRemote {
   /** Answers the mail left for the actors this node holds (after it restored them at start). */
   async collectMail(): Promise<void> {
     if (this.options.database.shared) await this.#deliverAll(await takeMailFor(this.options.database.db, this.options.actors.liveIds()));
+  }
+
+  /** Records where this node answers; resolves once written, or once it failed (the next renewal writes it again). */
+  async advertise(url: string): Promise<void> {
+    this.#url = url;
+    await this.#renew().catch(() => {});
   }
 
   /** What /health says of this node. */
@@ -138,9 +147,16 @@ export class ClusterNode implements ActorRemote {
     this.#timers.push(timer);
   }
 
-  async #renew(): Promise<void> {
+  /** Renews the lease; one renewal at a time (the timer's and `advertise`'s never overlap). */
+  #renew(): Promise<void> {
+    const renewal = this.#renewal.then(() => this.#renewOnce());
+    this.#renewal = renewal.catch(() => {});
+    return renewal;
+  }
+
+  async #renewOnce(): Promise<void> {
     try {
-      const { lapsed } = await renewNode(this.options.database.db, this.id, null, this.leaseMs);
+      const { lapsed } = await renewNode(this.options.database.db, this.id, this.#url, this.leaseMs);
       this.#renewedAt = new Date();
       const running = this.#running;
       this.#leased = this.#running = true;
