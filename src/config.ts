@@ -51,6 +51,8 @@ export const ConfigSchema = Type.Object(
       pool_size: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
       /** How long a query waits for a connection to PostgreSQL before the request fails with 503. */
       connect_timeout_ms: Type.Integer({ minimum: 100, maximum: 600_000, default: 3000 }),
+      /** How long PostgreSQL may take over one statement before it is cancelled and the request fails with 503. */
+      statement_timeout_ms: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 30_000 }),
     }),
     /** Several nodes on one PostgreSQL store: docs/deploy.md. */
     cluster: Section({

@@ -4,10 +4,14 @@
  * capability whose path it is on (its `errors` surface), else in the runtime's `{ error: { code, message } }`.
  */
 import { NotFoundError, ParseError, ValidationError } from "elysia";
+import { storeUnavailableMessage, storeUnreachable } from "./db/client.ts";
 import { JsonTooDeep } from "./strict-json.ts";
 
-/** REFUSED: a capability refused the request on purpose, with a 4xx status and a message of its own. */
-export type FailureKind = "NOT_FOUND" | "MALFORMED_JSON" | "VALIDATION" | "PAYLOAD_TOO_LARGE" | "REFUSED" | "INTERNAL";
+/**
+ * REFUSED: a capability refused the request on purpose, with a 4xx status and a message of its own. UNAVAILABLE:
+ * the store could not be reached (503); the same request may succeed once it is back.
+ */
+export type FailureKind = "NOT_FOUND" | "MALFORMED_JSON" | "VALIDATION" | "PAYLOAD_TOO_LARGE" | "REFUSED" | "UNAVAILABLE" | "INTERNAL";
 
 export interface Failure {
   kind: FailureKind;
@@ -50,6 +54,7 @@ export function classify(error: unknown, context: { method: string; path: string
   if (error instanceof ValidationError) return failure("VALIDATION", 400, error.messageValue?.message ?? "Invalid request");
   const status = (error as { status?: unknown } | null)?.status;
   if (typeof status === "number" && status >= 400 && status < 500) return failure("REFUSED", status, (error as Error).message);
+  if (storeUnreachable(error)) return failure("UNAVAILABLE", 503, storeUnavailableMessage);
   return failure("INTERNAL", 500, `Internal error; quote request id ${requestId} when reporting it`);
 }
 

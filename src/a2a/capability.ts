@@ -93,6 +93,7 @@ const rpcCodeOf: Record<FailureKind, number> = {
   VALIDATION: RpcCode.InvalidParams,
   PAYLOAD_TOO_LARGE: RpcCode.InvalidRequest,
   REFUSED: RpcCode.InvalidRequest,
+  UNAVAILABLE: RpcCode.InternalError,
   INTERNAL: RpcCode.InternalError,
 };
 

@@ -2,6 +2,7 @@
  * Task handlers by type, and running one: START, the handler, then COMPLETE with what it returned or FAIL
  * with what it threw. Cancelling the task aborts the handler's signal and discards its late answer.
  */
+import { storeUnreachable } from "../db/client.ts";
 import type { Logger } from "../log.ts";
 import { TaskStateError } from "./errors.ts";
 import type { TaskManager } from "./service.ts";
@@ -81,7 +82,15 @@ export class TaskHandlers {
     } finally {
       unwatch?.();
     }
-    return this.#settle(() => ("failed" in outcome ? manager.fail(task.id, outcome.failed) : manager.updateTask(outcome.task)));
+    const settle = () => ("failed" in outcome ? manager.fail(task.id, outcome.failed) : manager.updateTask(outcome.task));
+    try {
+      return await this.#settle(settle);
+    } catch (error) {
+      // The work is done but the store is out of reach: its outcome is stored once the store is back (whoever
+      // waits hears of the failure now), so the task never stays in progress with nothing running it.
+      if (storeUnreachable(error)) void this.#settleLater(task.id, settle);
+      throw error;
+    }
   }
 
   /**
@@ -97,6 +106,25 @@ export class TaskHandlers {
         this.run(manager, task).catch((error) => this.log?.error("recovered task's outcome could not be stored", { taskId: id, error }));
       // A refusal of the store is logged by #settle; the task stays in progress and is recovered again later.
       else await this.#settle(() => manager.fail(id, "interrupted: the process stopped while the task was running")).catch(() => {});
+    }
+  }
+
+  /**
+   * Tries `move` again, less and less often, while the store stays out of reach. It ends once the outcome is
+   * stored, or refused otherwise: the task was cancelled, or another node took it over while this one was cut off.
+   */
+  async #settleLater(taskId: string, move: () => Promise<Task>): Promise<void> {
+    for (let waitMs = 250; ; waitMs = Math.min(waitMs * 2, 5000)) {
+      await new Promise((resolve) => setTimeout(resolve, waitMs).unref());
+      try {
+        await move();
+        this.log?.info("task outcome stored after the store came back", { taskId });
+        return;
+      } catch (error) {
+        if (storeUnreachable(error)) continue;
+        if (!(error instanceof TaskStateError)) this.log?.warn("task outcome given up: the task moved on meanwhile", { taskId, error });
+        return;
+      }
     }
   }
 

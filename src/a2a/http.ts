@@ -5,6 +5,7 @@
  */
 import { Elysia } from "elysia";
 import { ActorPersistError } from "../../actors/system.ts";
+import { storeUnavailableMessage, storeUnreachable } from "../db/client.ts";
 import type { AuthzEnforcer } from "../authz/model.ts";
 import { exclusively } from "../listen.ts";
 import { createLogger, type Logger } from "../log.ts";
@@ -13,7 +14,7 @@ import { RpcCode, TaskNotFoundError, UnauthorizedError } from "./errors.ts";
 import { TaskHandlers, type TaskHandler, type TaskHandlerOptions } from "./handlers.ts";
 import { buildMethods, type ActionContext } from "./methods.ts";
 import { cardTo, cardTo03, requestedVersion, type ProtocolVersion } from "./protocol.ts";
-import { handleRest, restError, restPrefix } from "./rest.ts";
+import { handleRest, restError, restPrefix, restUnavailable } from "./rest.ts";
 import { handleRpc, notStored, rpcErrorResponse } from "./rpc.ts";
 import type { PushNotifications } from "./push.ts";
 import { TaskManager } from "./service.ts";
@@ -212,6 +213,7 @@ export class A2AServer {
           const text = request.method === "GET" || request.method === "DELETE" ? "" : await readBody(request, bodyLimit);
           if (text instanceof Response) return restError(RpcCode.InvalidRequest, `The body exceeds ${bodyLimit} bytes`);
           const fault = (error: unknown, method: string) => {
+            if (storeUnreachable(error)) return restUnavailable(storeUnavailableMessage);
             if (error instanceof ActorPersistError) return restError(RpcCode.InternalError, notStored);
             const errorId = crypto.randomUUID();
             log.error("internal error in A2A method", { method, errorId, error });

@@ -63,6 +63,9 @@ const restErrors: Record<number, [number, string, string?]> = {
   [RpcCode.InternalError]: [500, "INTERNAL"],
 };
 
+/** The store is out of reach: google.rpc's UNAVAILABLE (503), which a client may retry. */
+export const restUnavailable = (message: string): Response => Response.json({ error: { code: 503, status: "UNAVAILABLE", message, details: [] } }, { status: 503 });
+
 export function restError(code: number, message: string, data?: unknown): Response {
   const [status, name, reason] = restErrors[code] ?? [500, "INTERNAL"];
   const metadata = data !== null && typeof data === "object" ? Object.fromEntries(Object.entries(data).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)])) : undefined;

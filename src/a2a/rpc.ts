@@ -4,6 +4,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { ActorPersistError } from "../../actors/system.ts";
+import { storeUnavailableMessage, storeUnreachable } from "../db/client.ts";
 import type { Logger } from "../log.ts";
 import { RpcCode, RpcError, type RpcErrorBody } from "./errors.ts";
 
@@ -105,7 +106,8 @@ async function answer(
         return new Response(`event: error\ndata: ${JSON.stringify(response)}\n\n`, { headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } });
       return response;
     }
-    // The store refused the change (or is out of reach): nothing of it happened, and the caller may retry.
+    if (storeUnreachable(error)) return notification ? undefined : failure(replyId, RpcCode.InternalError, storeUnavailableMessage, { store: "unreachable" });
+    // The store refused the change: nothing of it happened, and the caller may retry.
     if (error instanceof ActorPersistError) return notification ? undefined : failure(replyId, RpcCode.InternalError, notStored);
     // Logged even for a notification: nobody hears of it otherwise.
     const errorId = randomUUID();

@@ -25,7 +25,8 @@ import { browserFailure, interactionTools, lspTool, testTools } from "./tools.ts
 import { UrlPolicy } from "./url-policy.ts";
 
 /** A failure the runtime classified on one of our paths (malformed JSON, validation, unknown route) in our terms. */
-const asBrowserError = ({ kind, message }: Failure) => new BrowserServiceError(kind === "NOT_FOUND" ? "NotFoundError" : "ValidationError", message);
+const asBrowserError = ({ kind, message }: Failure) =>
+  new BrowserServiceError(kind === "NOT_FOUND" ? "NotFoundError" : kind === "UNAVAILABLE" ? "UnavailableError" : "ValidationError", message);
 
 export type BrowserCapability = Capability & { browser: BrowserService; extraListener(): string | undefined };
 

@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import type { Logger } from "../log.ts";
 import { InvalidArguments } from "../mcp/call.ts";
 
-export type ErrorType = "ValidationError" | "AuthenticationError" | "NotFoundError" | "TimeoutError" | "BrowserError" | "InternalError";
+export type ErrorType = "ValidationError" | "AuthenticationError" | "NotFoundError" | "TimeoutError" | "BrowserError" | "UnavailableError" | "InternalError";
 
 export const statusOf: Record<ErrorType, number> = {
   ValidationError: 400,
@@ -15,6 +15,8 @@ export const statusOf: Record<ErrorType, number> = {
   NotFoundError: 404,
   TimeoutError: 504,
   BrowserError: 502,
+  /** The store cannot be reached; the same request may succeed once it is back. */
+  UnavailableError: 503,
   InternalError: 500,
 };
 

@@ -17,7 +17,8 @@ export type CatalogErrorCode =
   | "CONFLICT"
   | "PAYLOAD_TOO_LARGE"
   | "RATE_LIMITED"
-  | "INTERNAL_ERROR";
+  | "INTERNAL_ERROR"
+  | "SERVICE_UNAVAILABLE";
 
 const statusOf: Record<CatalogErrorCode, number> = {
   VALIDATION_ERROR: 400,
@@ -29,6 +30,7 @@ const statusOf: Record<CatalogErrorCode, number> = {
   PAYLOAD_TOO_LARGE: 413,
   RATE_LIMITED: 429,
   INTERNAL_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503,
 };
 
 export interface FieldIssue {
@@ -126,5 +128,6 @@ function fromFailure({ kind, status, message, error, requestId }: Failure): Cata
   if (status === 413) return new CatalogError("PAYLOAD_TOO_LARGE", message);
   if (status === 404) return new CatalogError("NOT_FOUND", message);
   if (status === 400) return invalid([{ field: "body", message }]);
+  if (kind === "UNAVAILABLE") return new CatalogError("SERVICE_UNAVAILABLE", message, {}, { "retry-after": "1" });
   return new CatalogError("INTERNAL_ERROR", `Internal error; quote request id ${requestId} when reporting it`, { requestId });
 }

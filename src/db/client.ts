@@ -40,6 +40,8 @@ export interface DatabaseHandle {
    * resolves with the function that stops listening. Absent where there are no other nodes to hear from (SQLite).
    */
   listen?(channel: string, listener: (payload: string) => void, listening?: () => void): Promise<() => Promise<void>>;
+  /** Calls `listener` whenever a connection to the store drops (PostgreSQL): the server may be gone. */
+  onConnectionLost?(listener: () => void): void;
   close(): Promise<void>;
 }
 
@@ -49,6 +51,7 @@ export interface StoreOptions {
   url?: string;
   poolSize?: number;
   connectTimeoutMs?: number;
+  statementTimeoutMs?: number;
 }
 
 /** The store the configuration names: `database.url`, else the SQLite file in the data dir. */
@@ -57,6 +60,7 @@ export const storeOptions = (config: Config): StoreOptions => ({
   url: config.database.url,
   poolSize: config.database.pool_size,
   connectTimeoutMs: config.database.connect_timeout_ms,
+  statementTimeoutMs: config.database.statement_timeout_ms,
 });
 
 /** Opens the store `options` name and brings its schema up to date. */
@@ -87,6 +91,46 @@ export function isUniqueViolation(error: unknown): boolean {
   const { code, errno } = driverError(error);
   return code === "SQLITE_CONSTRAINT_PRIMARYKEY" || code === "SQLITE_CONSTRAINT_UNIQUE" || errno === "23505";
 }
+
+/** Bun's codes for a connection to PostgreSQL that could not be made or was lost. */
+const connectionLost = new Set([
+  "ERR_POSTGRES_CONNECTION_CLOSED",
+  "ERR_POSTGRES_CONNECTION_FAILED",
+  "ERR_POSTGRES_CONNECTION_REFUSED",
+  "ERR_POSTGRES_CONNECTION_TIMEOUT",
+  "ERR_POSTGRES_LIFETIME_TIMEOUT",
+]);
+
+/**
+ * Whether `error` (or an error it was caused by: drizzle's query error, an actor's refused write) says the store
+ * could not be reached or did not answer in time, rather than refusing what was asked: no connection, the
+ * server shutting down or starting (SQLSTATE 57P01-57P03), a connection exception (class 08), too many
+ * connections (53300), or the statement timeout (57014). What was asked may be asked again once it is back.
+ */
+export function storeUnreachable(error: unknown): boolean {
+  for (let at = error, depth = 0; at && depth < 8; at = (at as { cause?: unknown }).cause, depth++) {
+    if (at instanceof StoreUnavailable) return true;
+    const { code, errno } = at as { code?: unknown; errno?: unknown };
+    if (typeof code === "string" && connectionLost.has(code)) return true;
+    if (typeof errno === "string" && (errno.startsWith("08") || /^57P0[123]$/.test(errno) || errno === "57014" || errno === "53300")) return true;
+  }
+  return false;
+}
+
+export const storeUnavailableMessage = "The store (the database) cannot be reached right now; try again shortly.";
+
+/** The store cannot be reached: a request that needs it is answered 503 (its surface's own shape) and may be retried. */
+export class StoreUnavailable extends Error {
+  override name = "StoreUnavailable";
+  readonly status = 503;
+  readonly code = "STORE_UNAVAILABLE";
+  constructor(cause?: unknown) {
+    super(storeUnavailableMessage, { cause });
+  }
+}
+
+/** `error` as StoreUnavailable when it says the store is out of reach; otherwise `error` itself. */
+export const asStoreUnavailable = (error: unknown): unknown => (error instanceof StoreUnavailable || !storeUnreachable(error) ? error : new StoreUnavailable(error));
 
 /** Which dialect a database or transaction speaks, for the few queries a repository must write per dialect. */
 export const dialectOf = (db: DbOrTx): Dialect =>

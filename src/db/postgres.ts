@@ -15,13 +15,27 @@ import * as schema from "./schema.pg.ts";
 /** Held while a node migrates; any other fixed number would do, as long as every node uses this one. */
 const migrationLock = 7_201_021;
 
-export async function openPostgres(url: string, { poolSize = 10, connectTimeoutMs = 3000 } = {}): Promise<DatabaseHandle> {
+export async function openPostgres(url: string, { poolSize = 10, connectTimeoutMs = 3000, statementTimeoutMs = 30_000 } = {}): Promise<DatabaseHandle> {
   const location = withoutPassword(url);
+  const lost = new Set<() => void>();
+  let closing = false;
   const client = new Client(url, {
     max: poolSize,
     connectionTimeout: Math.max(1, Math.ceil(connectTimeoutMs / 1000)),
     // Idle connections are let go, so a database that restarted is met by fresh ones.
     idleTimeout: 30,
+    connection: {
+      application_name: "platform",
+      // A statement the server cannot finish in time fails (57014, answered 503) instead of holding its request.
+      statement_timeout: statementTimeoutMs,
+      // A transaction left open (its node cut off mid-way) gives its row locks back instead of holding them.
+      idle_in_transaction_session_timeout: Math.max(statementTimeoutMs, 10_000),
+    },
+    // A connection that dropped (not one let go for idling, nor at close) says the server may be gone.
+    onclose: (error) => {
+      if (closing || (error as { code?: string } | null)?.code === "ERR_POSTGRES_IDLE_TIMEOUT") return;
+      for (const listener of lost) listener();
+    },
   });
   try {
     await migrate(client);
@@ -52,7 +66,11 @@ export async function openPostgres(url: string, { poolSize = 10, connectTimeoutM
       });
       return () => subscription.unlisten();
     },
+    onConnectionLost(listener) {
+      lost.add(listener);
+    },
     async close() {
+      closing = true;
       await client.close({ timeout: 5 });
     },
   };
@@ -68,6 +86,8 @@ async function migrate(client: Client): Promise<void> {
   });
   const connection = await client.reserve();
   try {
+    // A migration may rightly take longer than any request's statement.
+    await connection`SET statement_timeout = 0`;
     await connection`SELECT pg_advisory_lock(${migrationLock})`;
     try {
       const { dialect, session } = drizzle({ client: connection }) as unknown as { dialect: { migrate(m: unknown[], s: unknown, c: object): Promise<void> }; session: unknown };

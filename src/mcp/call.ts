@@ -7,6 +7,7 @@ import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
 import { Value } from "@sinclair/typebox/value";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { TObject } from "@sinclair/typebox";
+import { asStoreUnavailable } from "../db/client.ts";
 import type { Logger } from "../log.ts";
 import type { Tool, ToolContext } from "./define.ts";
 
@@ -50,7 +51,8 @@ export async function callTool(
   } catch (error) {
     const invalid = error instanceof InvalidArguments;
     log[invalid ? "info" : "warn"]("tool call failed", { tool: tool.name, duration: ms(started), success: false, error });
-    return failure(error, tool);
+    // A store out of reach is said as such (never as the failed query), whichever server's wording renders it.
+    return failure(asStoreUnavailable(error), tool);
   }
   const outside = result.isError ? undefined : outputError(tool.output, result.structuredContent);
   if (outside) {
