@@ -21,7 +21,7 @@ test("a guest serving the vault server constructs the vault and what does not sa
   try {
     expect(runtime.capabilities.map((c) => c.name)).toEqual(["platform", "vault"]);
     expect([...runtime.mcp.get("vault")!.tools.keys()]).toContain("check");
-    expect(Object.keys(runtime.health.report().subsystems)).toEqual(["database", "actors", "eventLoop", "vault"]);
+    expect(Object.keys(runtime.health.report().subsystems)).toEqual(["database", "cluster", "actors", "eventLoop", "vault"]);
   } finally {
     await runtime.close();
   }
