@@ -17,7 +17,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { firstLine, inTurns, percentile, printTable } from "./support.ts";
+import { closedLoop, firstLine, inTurns, percentile, pooled, printTable, type Round } from "./support.ts";
 
 
 // --- the servers ---
@@ -141,43 +141,6 @@ async function spawnServer(which: Server) {
   return { proc, url: (JSON.parse(await firstLine(proc.stdout, which)) as { url: string }).url };
 }
 
-/** One server's load over a stretch of time: tasks completed, failures, and each completed task's latency. */
-interface Round {
-  completed: number;
-  errors: number;
-  seconds: number;
-  latencies: number[];
-}
-
-/** `clients` loops, each sending one request after the other for `seconds`; only completed tasks count. */
-async function load(clients: number, seconds: number, send: () => Promise<boolean>): Promise<Round> {
-  const latencies: number[] = [];
-  let errors = 0;
-  const started = performance.now();
-  const end = started + seconds * 1000;
-  await Promise.all(
-    Array.from({ length: clients }, async () => {
-      while (performance.now() < end) {
-        const t0 = performance.now();
-        const ok = await send().catch(() => false);
-        if (ok) latencies.push(performance.now() - t0);
-        else errors++;
-      }
-    }),
-  );
-  return { completed: latencies.length, errors, seconds: (performance.now() - started) / 1000, latencies };
-}
-
-/** Rounds pooled into one: counts and time add up, latencies are merged. */
-function pooled(rounds: Round[]): Round {
-  return {
-    completed: rounds.reduce((n, r) => n + r.completed, 0),
-    errors: rounds.reduce((n, r) => n + r.errors, 0),
-    seconds: rounds.reduce((n, r) => n + r.seconds, 0),
-    latencies: rounds.flatMap((r) => r.latencies),
-  };
-}
-
 async function platformSend(url: string) {
   const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "task.send", params: { type: "echo", payload: { text: "hello" } } });
   return async () => {
@@ -258,8 +221,8 @@ async function mtlsComparison(seconds: number, clients: number) {
       ["  its part: TLS ended natively, no relay, kept alive", sender(urls.native, () => ({ ca }))],
       ["  its part: the relay to the app listener, no TLS", sender(urls.relay)],
     ];
-    for (const [, send] of measures) await load(clients, 1, send);
-    const rounds = await inTurns(5, measures.map(([, send]) => () => load(clients, seconds / 5, send)));
+    for (const [, send] of measures) await closedLoop(clients, 1, send);
+    const rounds = await inTurns(5, measures.map(([, send]) => () => closedLoop(clients, seconds / 5, send)));
     source.close();
     const pooledRounds = rounds.map(pooled);
     const tput = (r: Round) => r.completed / r.seconds;
@@ -297,13 +260,13 @@ async function main(seconds: number) {
   try {
     console.error(`measuring ${clients} clients against each server: ${rounds} rounds of ${seconds / rounds}s, taking turns...`);
     // Warm-up: long enough for each runtime to have compiled its hot paths; servers run for hours, not seconds.
-    for (const send of senders) await load(clients, 3, send);
+    for (const send of senders) await closedLoop(clients, 3, send);
     results = await inTurns(
       rounds,
       senders.map((send) => async () => {
         // Unmeasured first: connections that went idle while the others ran are set up again outside the window.
-        await load(clients, 0.25, send);
-        return load(clients, seconds / rounds, send);
+        await closedLoop(clients, 0.25, send);
+        return closedLoop(clients, seconds / rounds, send);
       }),
     );
     fan = await fanOut(servers[0]!.url, 1000, 20);

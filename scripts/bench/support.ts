@@ -64,6 +64,46 @@ export async function load(url: string, { connections = 64, seconds = 5, method 
   return { requestsPerSecond: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx };
 }
 
+/** One stretch of load: requests that succeeded, failures, the time it took, and each success's latency (ms). */
+export interface Round {
+  completed: number;
+  errors: number;
+  seconds: number;
+  latencies: number[];
+}
+
+/**
+ * Closed-loop load from this process: `clients` loops, each sending one request after the other for `seconds`.
+ * A request counts as completed when `send` resolves true; false or a rejection counts as an error.
+ */
+export async function closedLoop(clients: number, seconds: number, send: () => Promise<boolean>): Promise<Round> {
+  const latencies: number[] = [];
+  let errors = 0;
+  const started = performance.now();
+  const end = started + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (performance.now() < end) {
+        const t0 = performance.now();
+        const ok = await send().catch(() => false);
+        if (ok) latencies.push(performance.now() - t0);
+        else errors++;
+      }
+    }),
+  );
+  return { completed: latencies.length, errors, seconds: (performance.now() - started) / 1000, latencies };
+}
+
+/** Rounds pooled into one: counts and time add up, latencies are merged. */
+export function pooled(rounds: Round[]): Round {
+  return {
+    completed: rounds.reduce((n, r) => n + r.completed, 0),
+    errors: rounds.reduce((n, r) => n + r.errors, 0),
+    seconds: rounds.reduce((n, r) => n + r.seconds, 0),
+    latencies: rounds.flatMap((r) => r.latencies),
+  };
+}
+
 /** A stream's text line by line (a child process's output). */
 export async function* lines(stream: ReadableStream<Uint8Array<ArrayBuffer>>): AsyncGenerator<string> {
   let buffered = "";
@@ -82,6 +122,23 @@ export async function firstLine(stream: ReadableStream<Uint8Array<ArrayBuffer>>,
   const { value, done } = await lines(stream).next();
   if (done) throw new Error(`${who} exited before listening`);
   return value;
+}
+
+const clockTicks = Number(Bun.spawnSync(["getconf", "CLK_TCK"]).stdout.toString().trim()) || 100;
+
+/**
+ * A process's CPU time in seconds (Linux): user and system, its own and, with `children`, that of the children it
+ * has waited for (so the time of a child that ended between two readings is not lost).
+ */
+export async function cpuSeconds(pid: number, { children = true } = {}): Promise<number> {
+  const fields = statFields(await Bun.file(`/proc/${pid}/stat`).text());
+  const ticks = Number(fields[11]) + Number(fields[12]) + (children ? Number(fields[13]) + Number(fields[14]) : 0);
+  return ticks / clockTicks;
+}
+
+/** The fields of /proc/<pid>/stat after the command name (which may hold spaces): [0] is the state, [1] the parent. */
+export function statFields(stat: string): string[] {
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
 }
 
 /** Reads a process's resident set size in MiB (Linux). */
