@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
+import type { Readable } from "node:stream";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { repoRoot, sourceCommand } from "../support/cli.ts";
+import { streamLines } from "../support/log-lines.ts";
 import { startDiscord, type DiscordStandIn } from "../support/discord/server.ts";
 import { tempDir } from "../support/temp.ts";
 import { startChat, structured } from "./harness.ts";
@@ -26,21 +28,20 @@ async function stdio(args: string[], env: Record<string, string>) {
     env: { ...(process.env as Record<string, string>), PLATFORM_DATA_DIR: join(dir.path, "data"), CHAT_TOKEN: discord.token, PLATFORM_CHAT__API_BASE: discord.api, ...env },
     stderr: "pipe",
   });
-  const lines: string[] = [];
-  transport.stderr?.on("data", (chunk: Buffer) => lines.push(...chunk.toString().split("\n").filter(Boolean)));
+  const stderr = streamLines(transport.stderr as Readable);
   const client = new Client({ name: "stdio-test", version: "1.0.0" });
   await client.connect(transport);
-  return { client, lines };
+  return { client, stderr };
 }
 
 test("`platform mcp chat` serves the chat tools over stdio; stdout carries only MCP and logs are JSON lines on stderr", async () => {
-  const { client, lines } = await stdio(["mcp", "chat"], {});
+  const { client, stderr } = await stdio(["mcp", "chat"], {});
   try {
     expect(client.getServerVersion()?.name).toBe("chat");
     expect((await client.listTools()).tools).toHaveLength(77);
     const sent = structured<{ channelId: string }>(await client.callTool({ name: "send_message", arguments: { channelId: discord.ids.general, content: "over stdio" } }));
     expect(sent.channelId).toBe(discord.ids.general);
-    const line = lines.map((l) => JSON.parse(l)).find((l) => l.message === "chat tool call");
+    const line = JSON.parse(await stderr.until((l) => l.includes('"message":"chat tool call"')));
     expect(line).toMatchObject({ level: "info", tool: "send_message", channelId: discord.ids.general, success: true, duration: expect.any(Number), timestamp: expect.any(String) });
   } finally {
     await client.close();
