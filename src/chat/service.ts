@@ -55,7 +55,7 @@ export class ChatService {
       await this.assertAllowed(scope, rest);
       return await run(rest);
     } catch (error) {
-      const failure = fromDiscord(error, scope);
+      const failure = await fromDiscord(error, scope);
       if (failure.type === "ChatNotConnectedError" && (error as { status?: number }).status === 401) this.gateway?.tokenRefused();
       throw this.#scrubbed(failure);
     }

@@ -6,7 +6,7 @@
  */
 import { existsSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
-import { Octokit } from "@octokit/rest";
+import type { Octokit } from "@octokit/rest";
 import { findTool } from "../toolchain.ts";
 import { InfraError } from "./errors.ts";
 import { runProgram, tail } from "./run.ts";
@@ -36,7 +36,9 @@ const silent = { debug() {}, info() {}, warn() {}, error() {} };
 export class RepositoryHost {
   constructor(private readonly options: VcsOptions) {}
 
-  #client(signal?: AbortSignal): Octokit {
+  /** @octokit/rest loads with the first API call, not at start-up: most servers never make one. */
+  async #client(signal?: AbortSignal): Promise<Octokit> {
+    const { Octokit } = await import("@octokit/rest");
     return new Octokit({ auth: this.options.token(), baseUrl: this.options.apiBase.replace(/\/+$/, ""), log: silent, request: { signal } });
   }
 
@@ -55,15 +57,15 @@ export class RepositoryHost {
   }
 
   async repository({ owner, name }: RepoRef, signal?: AbortSignal) {
-    const { data } = await this.#api(`repository ${owner}/${name}`, () => this.#client(signal).rest.repos.get({ owner, repo: name }));
+    const { data } = await this.#api(`repository ${owner}/${name}`, async () => (await this.#client(signal)).rest.repos.get({ owner, repo: name }));
     return { full_name: data.full_name, default_branch: data.default_branch, clone_url: data.clone_url, private: data.private, html_url: data.html_url };
   }
 
   /** Every file of the repository at `ref` (the default branch when left out). */
   async files(repo: RepoRef, ref?: string, signal?: AbortSignal): Promise<{ ref: string; files: RepositoryFile[]; truncated: boolean }> {
     const branch = ref ?? (await this.repository(repo, signal)).default_branch;
-    const { data } = await this.#api(`tree of ${repo.owner}/${repo.name}@${branch}`, () =>
-      this.#client(signal).rest.git.getTree({ owner: repo.owner, repo: repo.name, tree_sha: branch, recursive: "1" }),
+    const { data } = await this.#api(`tree of ${repo.owner}/${repo.name}@${branch}`, async () =>
+      (await this.#client(signal)).rest.git.getTree({ owner: repo.owner, repo: repo.name, tree_sha: branch, recursive: "1" }),
     );
     return {
       ref: branch,
@@ -73,8 +75,8 @@ export class RepositoryHost {
   }
 
   async fileText(repo: RepoRef, path: string, ref: string, signal?: AbortSignal): Promise<string> {
-    const { data } = await this.#api(`${path} in ${repo.owner}/${repo.name}`, () =>
-      this.#client(signal).rest.repos.getContent({ owner: repo.owner, repo: repo.name, path, ref }),
+    const { data } = await this.#api(`${path} in ${repo.owner}/${repo.name}`, async () =>
+      (await this.#client(signal)).rest.repos.getContent({ owner: repo.owner, repo: repo.name, path, ref }),
     );
     if (Array.isArray(data) || data.type !== "file" || !("content" in data)) throw new InfraError("INVALID_ARGUMENT", `${path} is not a file`);
     return Buffer.from(data.content, (data.encoding as BufferEncoding) || "base64").toString("utf8");

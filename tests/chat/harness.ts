@@ -8,7 +8,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { SnapshotFrom } from "xstate";
 import type { chatSessionMachine, ChatSessionState } from "../../actors/chat-session.machine.ts";
 import { chatCapability } from "../../src/chat/capability.ts";
-import { chatSessionKind } from "../../src/chat/gateway.ts";
+import { chatSessionKind } from "../../src/chat/session.ts";
 import { createLogger } from "../../src/log.ts";
 import { startApp, type RunningApp } from "../support/app.ts";
 import { startDiscord, type DiscordStandIn, type StandInOptions } from "../support/discord/server.ts";
