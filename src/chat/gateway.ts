@@ -8,7 +8,8 @@
 import { randomUUID } from "node:crypto";
 import type { REST } from "@discordjs/rest";
 import { WebSocketManager, WebSocketShardEvents, type SessionInfo } from "@discordjs/ws";
-import { GatewayDispatchEvents, type GatewayDispatchPayload } from "discord-api-types/v10";
+import { GatewayDispatchEvents } from "discord-api-types/gateway/v10";
+import type { GatewayDispatchPayload } from "discord-api-types/v10";
 import type { ChatSessionContext, ChatSessionEvent, ChatSessionState } from "../../actors/chat-session.machine.ts";
 import type { ActorSystem } from "../../actors/system.ts";
 import type { Logger } from "../log.ts";

@@ -6,7 +6,7 @@
  */
 import type { REST } from "@discordjs/rest";
 import type { APIChannel, APIGuildChannel, APIMessage, APIPartialGuild, APIRole, RESTGetAPIChannelMessagesQuery } from "discord-api-types/v10";
-import { Routes } from "discord-api-types/v10";
+import { Routes } from "discord-api-types/rest/v10";
 import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
 import { ChatError, fromDiscord, notConnected, tokenRefused, type CallScope } from "./errors.ts";

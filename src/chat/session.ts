@@ -3,7 +3,7 @@
  * that a server without a token registers the kind (and restores what a previous process left) without loading
  * the gateway's library.
  */
-import { GatewayIntentBits } from "discord-api-types/v10";
+import { GatewayIntentBits } from "discord-api-types/gateway/v10";
 import { chatSessionMachine } from "../../actors/chat-session.machine.ts";
 import type { ActorKind } from "../../actors/system.ts";
 
