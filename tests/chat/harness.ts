@@ -121,3 +121,11 @@ export function caller(chat: ChatHarness, client: Client) {
     lastRequest: () => chat.discord.requests.at(-1)!,
   };
 }
+
+/** A chat server, one MCP client's tool caller, and the stand-in's ids: what a file of tool tests shares. */
+export async function chatWithTools({ ready = false, ...options }: ChatOptions & { ready?: boolean } = {}) {
+  const chat = await startChat(options);
+  if (ready) await chat.untilState("ready");
+  return { chat, tools: caller(chat, await chat.client()), ids: chat.discord.ids, guildId: chat.discord.guild.id };
+}
+export type ChatTools = Awaited<ReturnType<typeof chatWithTools>>;
