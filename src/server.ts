@@ -36,7 +36,6 @@ export function buildApp(runtime: RunningRuntime) {
     return runtimeBody(failure);
   };
 
-  // Bun's own body ceiling stays above ours: it would answer 413 with no body, and ours is JSON.
   const started = new WeakMap<Request, number>();
   const access = config.log.access && log.enabled("info") ? log.child({ component: "access" }) : undefined;
   const requests = metrics.counter({ name: "platform_http_requests_total", help: "HTTP requests answered, by route and status", labelNames: ["method", "route", "status"] });

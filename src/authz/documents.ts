@@ -3,7 +3,8 @@
  * delete one, or apply a JSON Patch, each a new document swapped in whole (the engine recompiles nothing but
  * the data). Errors carry OPA's storage codes and texts.
  */
-import { RObject, RSet, type Value } from "../rego/values/values.ts";
+import { addAt, arrayIndex, edit, type EditErrors, removeAt } from "../rego/values/edit.ts";
+import { RObject, type Value } from "../rego/values/values.ts";
 import { OpaError } from "./errors.ts";
 
 export type Path = string[];
@@ -23,43 +24,18 @@ export function read(doc: Value, path: Path): Value | undefined {
   let cur: Value | undefined = doc;
   for (const key of path) {
     if (cur instanceof RObject) cur = cur.get(key);
-    else if (Array.isArray(cur)) cur = cur[arrayIndex(cur, key)];
+    else if (Array.isArray(cur)) cur = cur[arrayIndex(cur, key, errors)];
     else return undefined;
     if (cur === undefined) return undefined;
   }
   return cur;
 }
 
-function arrayIndex(a: Value[], key: string, forAdd = false): number {
-  if (forAdd && key === "-") return a.length;
-  if (!/^(0|[1-9]\d*)$/.test(key)) throw invalidPatch(`array index ${JSON.stringify(key)} is not an integer`);
-  const i = Number(key);
-  if (i > (forAdd ? a.length : a.length - 1)) throw notFound();
-  return i;
-}
-
-/** A copy of `doc` with `change` applied to the container the path's last segment names. */
-function edit(doc: Value, path: Path, change: (parent: Value, key: string) => Value, make = false): Value {
-  const [key, ...rest] = path as [string, ...Path];
-  if (!rest.length) return change(doc, key);
-  if (doc instanceof RObject) {
-    let child = doc.get(key);
-    if (child === undefined) {
-      if (!make) throw notFound();
-      child = new RObject();
-    }
-    const out = doc.copy();
-    out.set(key, edit(child, rest, change, make));
-    return out;
-  }
-  if (Array.isArray(doc)) {
-    const i = arrayIndex(doc, key);
-    const out = doc.slice();
-    out[i] = edit(doc[i]!, rest, change, make);
-    return out;
-  }
-  throw notFound();
-}
+/** An edit's failures in OPA's words: a missing document is 404, a bad array index 400, one past the end 404. */
+const errors: EditErrors = {
+  missing: () => notFound(),
+  badIndex: (key, pastEnd) => (pastEnd ? notFound() : invalidPatch(`array index ${JSON.stringify(key)} is not an integer`)),
+};
 
 /** PUT /v1/data/<path>: the value replaces what is there, the objects above it made as needed. */
 export function put(doc: RObject, path: Path, value: Value): RObject {
@@ -67,32 +43,7 @@ export function put(doc: RObject, path: Path, value: Value): RObject {
     if (!(value instanceof RObject)) throw invalidPatch("root must be object");
     return value;
   }
-  return edit(
-    doc,
-    path,
-    (parent, key) => {
-      if (parent instanceof RObject) {
-        const out = parent.copy();
-        out.set(key, value);
-        return out;
-      }
-      if (Array.isArray(parent)) {
-        const out = parent.slice();
-        out[arrayIndex(parent, key)] = value;
-        return out;
-      }
-      throw notFound();
-    },
-    true,
-  ) as RObject;
-}
-
-function add(doc: Value, path: Path, value: Value): Value {
-  if (!path.length) {
-    if (!(value instanceof RObject)) throw invalidPatch("root must be object");
-    return value;
-  }
-  return edit(doc, path, (parent, key) => {
+  const replace = (parent: Value, key: Value) => {
     if (parent instanceof RObject) {
       const out = parent.copy();
       out.set(key, value);
@@ -100,31 +51,22 @@ function add(doc: Value, path: Path, value: Value): Value {
     }
     if (Array.isArray(parent)) {
       const out = parent.slice();
-      out.splice(arrayIndex(parent, key, true), 0, value);
+      out[arrayIndex(parent, key, errors)] = value;
       return out;
     }
-    if (parent instanceof RSet) return RSet.of([...parent.values(), value]);
     throw notFound();
-  });
+  };
+  return edit(doc, path, replace, errors, true) as RObject;
+}
+
+function add(doc: Value, path: Path, value: Value): Value {
+  if (path.length) return addAt(doc, path, value, errors);
+  if (!(value instanceof RObject)) throw invalidPatch("root must be object");
+  return value;
 }
 
 /** DELETE /v1/data/<path> and the patch's remove: the value must be there. */
-export function remove(doc: Value, path: Path): Value {
-  if (!path.length) return new RObject();
-  return edit(doc, path, (parent, key) => {
-    if (parent instanceof RObject) {
-      if (parent.get(key) === undefined) throw notFound();
-      const out = parent.copy();
-      out.delete(key);
-      return out;
-    }
-    if (Array.isArray(parent)) {
-      const i = arrayIndex(parent, key);
-      return [...parent.slice(0, i), ...parent.slice(i + 1)];
-    }
-    throw notFound();
-  });
-}
+export const remove = (doc: Value, path: Path): Value => (path.length ? removeAt(doc, path, errors) : new RObject());
 
 /** PATCH /v1/data/<path>: JSON Patch operations (add, remove, replace), paths relative to `base`. */
 export function patch(doc: RObject, base: Path, operations: Value): RObject {

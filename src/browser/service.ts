@@ -225,15 +225,15 @@ export class BrowserService {
     return this.storeOutcome(test, startedAt, outcome);
   }
 
-  validatePlaybook(source: unknown) {
-    const read = readPlaybook(source);
+  async validatePlaybook(source: unknown) {
+    const read = await readPlaybook(source);
     const problems = read.problems.length ? read.problems : validatePlaybook(read.value).problems;
     return { valid: problems.length === 0, problems };
   }
 
   /** Checks the whole playbook first (every problem with its step), then runs it and stores the result. */
   async playbook(input: Session & { playbook: unknown }, context: CallContext): Promise<TestResult> {
-    const read = readPlaybook(input.playbook);
+    const read = await readPlaybook(input.playbook);
     const { playbook, problems } = read.problems.length ? { playbook: undefined, problems: read.problems } : validatePlaybook(read.value);
     if (!playbook) throw BrowserServiceError.validation(`The playbook has ${problems.length} problem(s); nothing ran`, { problems });
     for (const step of playbook.steps)

@@ -3,13 +3,14 @@
  * tools, resources and prompts) and its part of /health, which also carries the session's state as a top-level
  * `chat` string.
  */
+import type { REST } from "@discordjs/rest";
 import type { CapabilityFactory } from "../capability.ts";
 import { chatFailure } from "./errors.ts";
-import { ChatGateway, chatSessionKind, intentBits } from "./gateway.ts";
+import type { ChatGateway } from "./gateway.ts";
 import { chatPrompts } from "./prompts.ts";
 import { chatResources } from "./resources.ts";
-import { restClient } from "./rest.ts";
 import { ChatService } from "./service.ts";
+import { chatSessionKind, intentBits } from "./session.ts";
 import { botToken } from "./token.ts";
 import { chatTools } from "./tools/all.ts";
 import { toTool } from "./tools/tool.ts";
@@ -21,19 +22,23 @@ export const chatCapability: CapabilityFactory = async ({ config, log, database,
   actors.register(chatSessionKind);
 
   const token = await botToken(config, database.db);
-  // One REST client for the gateway's discovery and every tool, so they share buckets and the global limit.
-  const rest = token.token ? restClient(settings, token.token, chatLog) : undefined;
-  const gateway =
-    rest && token.token
-      ? new ChatGateway(actors, chatLog, {
-        rest,
-        token: token.token,
-        intents,
-        gatewayUrl: settings.gateway_url,
-        backoffBaseMs: settings.reconnect_base_ms,
-        backoffMaxMs: Math.max(settings.reconnect_base_ms, settings.reconnect_max_ms),
-      })
-    : undefined;
+  let rest: REST | undefined;
+  let gateway: ChatGateway | undefined;
+  // The Discord libraries (@discordjs/rest and @discordjs/ws, some 10 MB of memory) load only with a token: without
+  // one no call goes out and no session starts.
+  if (token.token) {
+    const [{ restClient }, { ChatGateway }] = await Promise.all([import("./rest.ts"), import("./gateway.ts")]);
+    // One REST client for the gateway's discovery and every tool, so they share buckets and the global limit.
+    rest = restClient(settings, token.token, chatLog);
+    gateway = new ChatGateway(actors, chatLog, {
+      rest,
+      token: token.token,
+      intents,
+      gatewayUrl: settings.gateway_url,
+      backoffBaseMs: settings.reconnect_base_ms,
+      backoffMaxMs: Math.max(settings.reconnect_base_ms, settings.reconnect_max_ms),
+    });
+  }
   const chat = new ChatService(settings, chatLog, token, rest, gateway);
   const resources = chatResources(chat);
   if (!token.token) chatLog.warn("chat server has no bot token; its tools will say how to set one", { reason: chat.reason });

@@ -10,7 +10,7 @@
  * Descriptions are made of ids and Discord's own messages, never of a request's headers, so a token cannot reach
  * them; the service scrubs it all the same.
  */
-import { DiscordAPIError, HTTPError, RateLimitError as LibraryRateLimit } from "@discordjs/rest";
+import type { DiscordAPIError } from "@discordjs/rest";
 import type { TSchema } from "@sinclair/typebox";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { InvalidArguments, type ToolFailure } from "../mcp/call.ts";
@@ -72,8 +72,10 @@ const byCode: Record<number, (scope: CallScope, message: string) => ChatError> =
 };
 
 /** Turns whatever a Discord call threw into a ChatError. */
-export function fromDiscord(error: unknown, scope: CallScope): ChatError {
+export async function fromDiscord(error: unknown, scope: CallScope): Promise<ChatError> {
   if (error instanceof ChatError) return error;
+  // Anything else was thrown by a call through the REST client, so its library is loaded by now (see capability.ts).
+  const { DiscordAPIError, HTTPError, RateLimitError: LibraryRateLimit } = await import("@discordjs/rest");
   if (error instanceof LibraryRateLimit) return rateLimited(error.retryAfter, error.global ? "the bot's global limit" : `route ${error.route}`);
   if (error instanceof DiscordAPIError) {
     const code = typeof error.code === "number" ? error.code : Number(error.code);

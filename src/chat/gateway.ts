@@ -8,17 +8,12 @@
 import { randomUUID } from "node:crypto";
 import type { REST } from "@discordjs/rest";
 import { WebSocketManager, WebSocketShardEvents, type SessionInfo } from "@discordjs/ws";
-import { GatewayDispatchEvents, GatewayIntentBits, type GatewayDispatchPayload } from "discord-api-types/v10";
-import { chatSessionMachine, type ChatSessionContext, type ChatSessionEvent, type ChatSessionState } from "../../actors/chat-session.machine.ts";
-import type { ActorKind, ActorSystem } from "../../actors/system.ts";
+import { GatewayDispatchEvents } from "discord-api-types/gateway/v10";
+import type { GatewayDispatchPayload } from "discord-api-types/v10";
+import type { ChatSessionContext, ChatSessionEvent, ChatSessionState } from "../../actors/chat-session.machine.ts";
+import type { ActorSystem } from "../../actors/system.ts";
 import type { Logger } from "../log.ts";
-
-export const chatSessionKind: ActorKind<typeof chatSessionMachine> = {
-  kind: "chat-session",
-  machine: chatSessionMachine,
-  // A session still live in the store belonged to a process that stopped without closing it; its socket is gone.
-  restored: (actor) => actor.send({ type: "STOP" }),
-};
+import { chatSessionKind } from "./session.ts";
 
 export interface GatewayOptions {
   rest: REST;
@@ -28,17 +23,6 @@ export interface GatewayOptions {
   gatewayUrl: string;
   backoffBaseMs: number;
   backoffMaxMs: number;
-}
-
-/** Gateway intents by the names Discord's documentation gives them; unknown names are refused at start-up. */
-export function intentBits(names: string[]): number {
-  let bits = 0;
-  for (const name of names) {
-    const bit = GatewayIntentBits[name as keyof typeof GatewayIntentBits];
-    if (bit === undefined) throw new Error(`chat.intents: unknown intent ${name}; known: ${Object.keys(GatewayIntentBits).filter((k) => Number.isNaN(Number(k))).join(", ")}`);
-    bits |= bit;
-  }
-  return bits;
 }
 
 /** States in which no connection may start. */

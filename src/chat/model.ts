@@ -3,7 +3,7 @@
  * Snowflakes): a call outside them is refused before any request leaves the process.
  */
 import { type Static, Type } from "@sinclair/typebox";
-import { PermissionFlagsBits } from "discord-api-types/v10";
+import { PermissionFlagsBits } from "discord-api-types/payloads/v10";
 
 const snowflakePattern = "^\\d{17,19}$";
 export const Snowflake = (description: string) => Type.String({ pattern: snowflakePattern, description });

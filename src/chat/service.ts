@@ -6,7 +6,7 @@
  */
 import type { REST } from "@discordjs/rest";
 import type { APIChannel, APIGuildChannel, APIMessage, APIPartialGuild, APIRole, RESTGetAPIChannelMessagesQuery } from "discord-api-types/v10";
-import { Routes } from "discord-api-types/v10";
+import { Routes } from "discord-api-types/rest/v10";
 import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
 import { ChatError, fromDiscord, notConnected, tokenRefused, type CallScope } from "./errors.ts";
@@ -55,7 +55,7 @@ export class ChatService {
       await this.assertAllowed(scope, rest);
       return await run(rest);
     } catch (error) {
-      const failure = fromDiscord(error, scope);
+      const failure = await fromDiscord(error, scope);
       if (failure.type === "ChatNotConnectedError" && (error as { status?: number }).status === 401) this.gateway?.tokenRefused();
       throw this.#scrubbed(failure);
     }

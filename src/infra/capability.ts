@@ -4,6 +4,7 @@ import { findBinary } from "./binary.ts";
 import { InfraService } from "./service.ts";
 import { infraFailure, infraTools } from "./tools.ts";
 import { tokenSource } from "./vcs-token.ts";
+import type { Binary } from "./views.ts";
 
 /** The capability, with its service for in-process callers. */
 export type InfraCapability = Capability & { infra: InfraService };
@@ -20,8 +21,16 @@ export const infraCapability = (({ config, log, database, mcp, health }) => {
       failure: infraFailure,
     })
     .tool(...infraTools({ infra, tokenSource: async () => (await token()).source }));
+  // Finding the binary walks PATH (a dozen file checks); /health may be asked thousands of times a second, so it
+  // looks again at most once a second.
+  let found: { at: number; binary: Binary | undefined } | undefined;
+  const binaryNow = () => {
+    const now = Date.now();
+    if (!found || now - found.at >= 1000) found = { at: now, binary: findBinary(config.infra) };
+    return found.binary;
+  };
   health.register("infra", () => {
-    const binary = findBinary(config.infra);
+    const binary = binaryNow();
     return {
       status: binary ? "ok" : "degraded",
       binary: binary?.name ?? null,

@@ -3,7 +3,7 @@
  * through web-tree-sitter, turned into a small tree of bodies, blocks, attributes and expressions that keeps every
  * line and the comments. The two wasm files are imported as files, so the compiled executable carries them.
  */
-import { Language, Parser, type Node } from "web-tree-sitter";
+import type { Node, Parser } from "web-tree-sitter";
 import runtimeWasm from "web-tree-sitter/web-tree-sitter.wasm" with { type: "file" };
 import terraformWasm from "@tree-sitter-grammars/tree-sitter-hcl/tree-sitter-terraform.wasm" with { type: "file" };
 import type { SyntaxIssue } from "./views.ts";
@@ -60,9 +60,13 @@ export interface HclFile {
 
 let parser: Promise<Parser> | undefined;
 
-/** The parser, loaded once per process (about 100 ms: two wasm modules). */
+/**
+ * The parser, loaded once per process with the first file to parse (about 100 ms: the library and two wasm
+ * modules), not at start-up: a server that never reads HCL never loads it.
+ */
 export function hclParser(): Promise<Parser> {
   parser ??= (async () => {
+    const { Language, Parser } = await import("web-tree-sitter");
     await Parser.init({ wasmBinary: new Uint8Array(await Bun.file(runtimeWasm).arrayBuffer()) });
     const language = await Language.load(new Uint8Array(await Bun.file(terraformWasm).arrayBuffer()));
     const created = new Parser();

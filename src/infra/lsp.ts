@@ -9,28 +9,16 @@ import { readFileSync } from "node:fs";
 import type { Readable, Writable } from "node:stream";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { createActor } from "xstate";
-import {
-  type CompletionItem,
-  type CompletionList,
-  type Hover,
-  CompletionRequest,
-  type Diagnostic,
-  DidChangeTextDocumentNotification,
-  DidOpenTextDocumentNotification,
-  DocumentFormattingRequest,
-  DocumentSymbolRequest,
-  ExitNotification,
-  HoverRequest,
-  InitializedNotification,
-  InitializeRequest,
-  type InitializeResult,
-  type MarkupContent,
-  PublishDiagnosticsNotification,
-  ShutdownRequest,
-  type TextEdit,
+import type {
+  CompletionItem,
+  CompletionList,
+  Diagnostic,
+  Hover,
+  InitializeResult,
+  MarkupContent,
+  ProtocolConnection,
+  TextEdit,
 } from "vscode-languageserver-protocol";
-import { StreamMessageReader, StreamMessageWriter } from "vscode-jsonrpc/node";
-import { createProtocolConnection, type ProtocolConnection } from "vscode-languageserver-protocol/node";
 import { languageServerMachine } from "../../actors/language-server.machine.ts";
 import { InfraError } from "./errors.ts";
 import type { LanguageServerState } from "./model.ts";
@@ -39,9 +27,25 @@ import type { Hover as HoverView, LspDebug, LspStatus } from "./views.ts";
 /** How long after parsing a document a publication of its diagnostics may still come. */
 const quietMs = 1000;
 
+/**
+ * The protocol's libraries (vscode-languageserver-protocol, vscode-jsonrpc), loaded with the first start of the
+ * server, not with the process: most processes never start terraform-ls.
+ */
+const loadProtocol = async () => {
+  const [protocol, { createProtocolConnection }, { StreamMessageReader, StreamMessageWriter }] = await Promise.all([
+    import("vscode-languageserver-protocol"),
+    import("vscode-languageserver-protocol/node"),
+    import("vscode-jsonrpc/node"),
+  ]);
+  return { protocol, connect: (child: ChildProcessByStdio<Writable, Readable, Readable>) => createProtocolConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin)) };
+};
+let loaded: ReturnType<typeof loadProtocol> | undefined;
+
 interface Session {
   child: ChildProcessByStdio<Writable, Readable, Readable>;
   connection: ProtocolConnection;
+  /** The protocol's message types. */
+  protocol: typeof import("vscode-languageserver-protocol");
   info: InitializeResult;
   /** Open documents: their version and the text the server has. */
   documents: Map<string, { version: number; text: string }>;
@@ -94,29 +98,32 @@ export class LanguageServer {
   async #spawn(binary: string): Promise<Session> {
     const child = spawn(binary, ["serve"], { stdio: ["pipe", "pipe", "pipe"], cwd: this.options.root });
     this.#child = child;
-    const exited = new Promise((resolve) => child.once("exit", resolve));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
       this.#stderr.push(...chunk.split("\n").filter(Boolean));
       this.#stderr.splice(0, Math.max(0, this.#stderr.length - 50));
     });
-    const connection = createProtocolConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
-    const session: Omit<Session, "info"> = { child, connection, documents: new Map(), diagnostics: new Map(), waiting: new Set(), exited };
     const current = () => this.#child === child && this.state !== "absent";
-    child.on("exit", (code, signal) => {
-      connection.dispose();
-      if (current()) this.actor.send({ type: "CRASH", error: `terraform-ls exited (${signal ?? `code ${code}`})` });
-    });
     child.on("error", (error) => current() && this.actor.send({ type: "CRASH", error: error.message }));
-    // terraform-ls validates a whole module at a time, so it publishes for files nobody opened: those it read from disk.
-    connection.onNotification(PublishDiagnosticsNotification.type, ({ uri, diagnostics }) => {
-      session.diagnostics.set(uri, { text: session.documents.get(uri)?.text ?? readIfFile(uri), diagnostics });
-      for (const waiter of session.waiting) waiter(uri);
-    });
-    connection.listen();
     try {
+      // The first time, the process starts while the libraries load.
+      const { protocol, connect } = await (loaded ??= loadProtocol());
+      const connection = connect(child);
+      const session: Omit<Session, "info"> = { child, connection, protocol, documents: new Map(), diagnostics: new Map(), waiting: new Set(), exited };
+      // Also when it exited while the libraries loaded: disposing the connection fails the requests still waiting.
+      void exited.then(({ code, signal }) => {
+        connection.dispose();
+        if (current()) this.actor.send({ type: "CRASH", error: `terraform-ls exited (${signal ?? `code ${code}`})` });
+      });
+      // terraform-ls validates a whole module at a time, so it publishes for files nobody opened: those it read from disk.
+      connection.onNotification(protocol.PublishDiagnosticsNotification.type, ({ uri, diagnostics }) => {
+        session.diagnostics.set(uri, { text: session.documents.get(uri)?.text ?? readIfFile(uri), diagnostics });
+        for (const waiter of session.waiting) waiter(uri);
+      });
+      connection.listen();
       const rootUri = pathToFileURL(this.options.root).href;
       const info = await this.#timed<InitializeResult>("initialize", () =>
-        connection.sendRequest(InitializeRequest.type, {
+        connection.sendRequest(protocol.InitializeRequest.type, {
           processId: process.pid,
           rootUri,
           workspaceFolders: [{ uri: rootUri, name: "workspace" }],
@@ -132,7 +139,7 @@ export class LanguageServer {
           clientInfo: { name: "platform-infra" },
         }),
       );
-      await connection.sendNotification(InitializedNotification.type, {});
+      await connection.sendNotification(protocol.InitializedNotification.type, {});
       this.actor.send({ type: "READY", pid: child.pid ?? 0 });
       return { ...session, info };
     } catch (error) {
@@ -148,11 +155,11 @@ export class LanguageServer {
     const open = session.documents.get(uri);
     if (!open) {
       session.documents.set(uri, { version: 1, text });
-      await session.connection.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: { uri, languageId: "terraform", version: 1, text } });
+      await session.connection.sendNotification(session.protocol.DidOpenTextDocumentNotification.type, { textDocument: { uri, languageId: "terraform", version: 1, text } });
     } else if (open.text !== text) {
       const version = open.version + 1;
       session.documents.set(uri, { version, text });
-      await session.connection.sendNotification(DidChangeTextDocumentNotification.type, { textDocument: { uri, version }, contentChanges: [{ text }] });
+      await session.connection.sendNotification(session.protocol.DidChangeTextDocumentNotification.type, { textDocument: { uri, version }, contentChanges: [{ text }] });
     }
     return uri;
   }
@@ -161,7 +168,7 @@ export class LanguageServer {
     const session = await this.start();
     const uri = await this.#sync(session, path);
     const result = await this.#timed<CompletionItem[] | CompletionList | null>("textDocument/completion", () =>
-      session.connection.sendRequest(CompletionRequest.type, { textDocument: { uri }, position: { line, character } }),
+      session.connection.sendRequest(session.protocol.CompletionRequest.type, { textDocument: { uri }, position: { line, character } }),
     );
     return Array.isArray(result) ? result : (result?.items ?? []);
   }
@@ -169,7 +176,7 @@ export class LanguageServer {
   async hover(path: string, line: number, character: number): Promise<HoverView | null> {
     const session = await this.start();
     const uri = await this.#sync(session, path);
-    const hover = await this.#timed<Hover | null>("textDocument/hover", () => session.connection.sendRequest(HoverRequest.type, { textDocument: { uri }, position: { line, character } }));
+    const hover = await this.#timed<Hover | null>("textDocument/hover", () => session.connection.sendRequest(session.protocol.HoverRequest.type, { textDocument: { uri }, position: { line, character } }));
     if (!hover) return null;
     const contents = hover.contents;
     const text = typeof contents === "string" ? contents : Array.isArray(contents) ? contents.map((c) => (typeof c === "string" ? c : c.value)).join("\n") : (contents as MarkupContent).value;
@@ -180,7 +187,7 @@ export class LanguageServer {
     const session = await this.start();
     const uri = await this.#sync(session, path);
     const edits = await this.#timed<TextEdit[] | null>("textDocument/formatting", () =>
-      session.connection.sendRequest(DocumentFormattingRequest.type, { textDocument: { uri }, options: { tabSize: 2, insertSpaces: true } }),
+      session.connection.sendRequest(session.protocol.DocumentFormattingRequest.type, { textDocument: { uri }, options: { tabSize: 2, insertSpaces: true } }),
     );
     return edits ?? [];
   }
@@ -209,7 +216,7 @@ export class LanguageServer {
       await this.#sync(session, path, text);
       const known = current();
       if (known) return { diagnostics: known, published: true };
-      await this.#timed("textDocument/documentSymbol", () => session.connection.sendRequest(DocumentSymbolRequest.type, { textDocument: { uri } }));
+      await this.#timed("textDocument/documentSymbol", () => session.connection.sendRequest(session.protocol.DocumentSymbolRequest.type, { textDocument: { uri } }));
       const quiet = setTimeout(() => resolve(current()), quietMs);
       const diagnostics = await promise;
       clearTimeout(quiet);
@@ -253,8 +260,8 @@ export class LanguageServer {
     this.actor.send({ type: "STOP" });
     if (!session) return;
     try {
-      await Promise.race([session.connection.sendRequest(ShutdownRequest.type), Bun.sleep(1000)]);
-      await session.connection.sendNotification(ExitNotification.type);
+      await Promise.race([session.connection.sendRequest(session.protocol.ShutdownRequest.type), Bun.sleep(1000)]);
+      await session.connection.sendNotification(session.protocol.ExitNotification.type);
     } catch {
       // already gone
     }

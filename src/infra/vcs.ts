@@ -6,7 +6,7 @@
  */
 import { existsSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
-import { Octokit } from "@octokit/rest";
+import type { Octokit } from "@octokit/rest";
 import { findTool } from "../toolchain.ts";
 import { InfraError } from "./errors.ts";
 import { runProgram, tail } from "./run.ts";
@@ -36,7 +36,9 @@ const silent = { debug() {}, info() {}, warn() {}, error() {} };
 export class RepositoryHost {
   constructor(private readonly options: VcsOptions) {}
 
+  /** @octokit/rest loads with the first API call, not at start-up: most servers never make one. */
   async #client(signal?: AbortSignal): Promise<Octokit> {
+    const { Octokit } = await import("@octokit/rest");
     return new Octokit({ auth: await this.options.token(), baseUrl: this.options.apiBase.replace(/\/+$/, ""), log: silent, request: { signal } });
   }
 

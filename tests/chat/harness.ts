@@ -8,7 +8,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { SnapshotFrom } from "xstate";
 import type { chatSessionMachine, ChatSessionState } from "../../actors/chat-session.machine.ts";
 import { chatCapability } from "../../src/chat/capability.ts";
-import { chatSessionKind } from "../../src/chat/gateway.ts";
+import { chatSessionKind } from "../../src/chat/session.ts";
 import { createLogger } from "../../src/log.ts";
 import { startApp, type RunningApp } from "../support/app.ts";
 import { startDiscord, type DiscordStandIn, type StandInOptions } from "../support/discord/server.ts";
@@ -121,3 +121,11 @@ export function caller(chat: ChatHarness, client: Client) {
     lastRequest: () => chat.discord.requests.at(-1)!,
   };
 }
+
+/** A chat server, one MCP client's tool caller, and the stand-in's ids: what a file of tool tests shares. */
+export async function chatWithTools({ ready = false, ...options }: ChatOptions & { ready?: boolean } = {}) {
+  const chat = await startChat(options);
+  if (ready) await chat.untilState("ready");
+  return { chat, tools: caller(chat, await chat.client()), ids: chat.discord.ids, guildId: chat.discord.guild.id };
+}
+export type ChatTools = Awaited<ReturnType<typeof chatWithTools>>;

@@ -1,20 +1,10 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { PermissionFlagsBits } from "discord-api-types/v10";
 import { snowflake } from "../support/discord/world.ts";
-import { caller, startChat, type ChatHarness } from "./harness.ts";
+import { type ChatHarness, type ChatTools, chatWithTools } from "./harness.ts";
 
-let chat: ChatHarness;
-let tools: ReturnType<typeof caller>;
-let ids: ChatHarness["discord"]["ids"];
-let guildId: string;
-
-beforeAll(async () => {
-  chat = await startChat();
-  await chat.untilState("ready");
-  tools = caller(chat, await chat.client());
-  ids = chat.discord.ids;
-  guildId = chat.discord.guild.id;
-});
+let chat: ChatHarness, tools: ChatTools["tools"], ids: ChatTools["ids"], guildId: string;
+beforeAll(async () => void ({ chat, tools, ids, guildId } = await chatWithTools({ ready: true })));
 afterAll(() => chat.close());
 
 const member = (userId: string) => chat.discord.world.members.get(guildId)!.get(userId)!;

@@ -1,5 +1,5 @@
 import { afterEach, expect, test } from "bun:test";
-import { chatSessionKind } from "../../src/chat/gateway.ts";
+import { chatSessionKind } from "../../src/chat/session.ts";
 import { findActor } from "../../actors/repo.ts";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config.ts";

@@ -1,18 +1,9 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { snowflake } from "../support/discord/world.ts";
-import { caller, startChat, type ChatHarness } from "./harness.ts";
+import { type ChatHarness, type ChatTools, chatWithTools } from "./harness.ts";
 
-let chat: ChatHarness;
-let tools: ReturnType<typeof caller>;
-let ids: ChatHarness["discord"]["ids"];
-let guildId: string;
-
-beforeAll(async () => {
-  chat = await startChat();
-  tools = caller(chat, await chat.client());
-  ids = chat.discord.ids;
-  guildId = chat.discord.guild.id;
-});
+let chat: ChatHarness, tools: ChatTools["tools"], ids: ChatTools["ids"], guildId: string;
+beforeAll(async () => void ({ chat, tools, ids, guildId } = await chatWithTools()));
 afterAll(() => chat.close());
 
 test("find_threads lists active threads, by parent and by name; archived ones need the channel", async () => {

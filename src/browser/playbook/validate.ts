@@ -2,7 +2,6 @@
  * Reading and checking a playbook before anything runs: JSON or YAML text (or an object), every problem found at
  * once, each with its step index and field: unknown actions and fields, missing or mistyped fields, bad URLs.
  */
-import { parse } from "yaml";
 import { severities } from "../model.ts";
 import { commonFields, type FieldSpec, type Playbook, playbookActions, type PlaybookProblem, topFields } from "./model.ts";
 
@@ -10,9 +9,10 @@ const states = ["visible", "hidden", "attached", "detached"];
 const standards = ["WCAG2.1-A", "WCAG2.1-AA", "WCAG2.1-AAA", "WCAG2.2-AA"];
 export const maxSteps = 500;
 
-/** Parses JSON or YAML text; a syntax error is one problem. */
-export function readPlaybook(source: unknown): { value?: unknown; problems: PlaybookProblem[] } {
+/** Parses JSON or YAML text; a syntax error is one problem. The YAML library loads with the first text to read. */
+export async function readPlaybook(source: unknown): Promise<{ value?: unknown; problems: PlaybookProblem[] }> {
   if (typeof source !== "string") return { value: source, problems: [] };
+  const { parse } = await import("yaml");
   try {
     return { value: parse(source), problems: [] };
   } catch (error) {

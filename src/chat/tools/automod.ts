@@ -5,10 +5,9 @@ import {
   AutoModerationRuleEventType,
   AutoModerationRuleKeywordPresetType,
   AutoModerationRuleTriggerType,
-  Routes,
-  type APIAutoModerationAction,
-  type APIAutoModerationRule,
-} from "discord-api-types/v10";
+} from "discord-api-types/payloads/v10";
+import { Routes } from "discord-api-types/rest/v10";
+import type { APIAutoModerationAction, APIAutoModerationRule } from "discord-api-types/v10";
 import { invalidInput } from "../errors.ts";
 import { ChannelId, Confirm, GuildId, Reason, RoleId, Snowflake } from "../model.ts";
 import { AutomodRuleView, automodRuleView } from "../views.ts";

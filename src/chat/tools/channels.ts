@@ -1,6 +1,8 @@
 /** Channels: list, read, create each kind (text, voice, category, forum, stage), modify, delete, set permission overwrites. */
 import { type Static, type TProperties, Type } from "@sinclair/typebox";
-import { ChannelType, OverwriteType, Routes, type APIChannel, type RESTPostAPIGuildChannelJSONBody } from "discord-api-types/v10";
+import { ChannelType, OverwriteType } from "discord-api-types/payloads/v10";
+import { Routes } from "discord-api-types/rest/v10";
+import type { APIChannel, RESTPostAPIGuildChannelJSONBody } from "discord-api-types/v10";
 import type { REST } from "@discordjs/rest";
 import { invalidInput } from "../errors.ts";
 import { bitsOf, ChannelId, Confirm, GuildId, Permissions, Reason, Snowflake } from "../model.ts";

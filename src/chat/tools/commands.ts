@@ -1,7 +1,9 @@
 /** The bot's application commands, global or for one guild: list, read, create, change, delete, replace all. */
 import type { REST } from "@discordjs/rest";
 import { type Static, Type } from "@sinclair/typebox";
-import { ApplicationCommandOptionType, ApplicationCommandType, Routes, type APIApplicationCommand } from "discord-api-types/v10";
+import { ApplicationCommandOptionType, ApplicationCommandType } from "discord-api-types/payloads/v10";
+import { Routes } from "discord-api-types/rest/v10";
+import type { APIApplicationCommand } from "discord-api-types/v10";
 import { invalidInput } from "../errors.ts";
 import { bitsOf, Confirm, Permissions, Snowflake } from "../model.ts";
 import type { ChatService } from "../service.ts";

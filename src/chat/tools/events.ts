@@ -1,13 +1,8 @@
 /** Scheduled events: list, read, create (in a stage or voice channel, or elsewhere), change, cancel or delete, and who is interested. */
 import { Type } from "@sinclair/typebox";
-import {
-  GuildScheduledEventEntityType,
-  GuildScheduledEventPrivacyLevel,
-  GuildScheduledEventStatus,
-  Routes,
-  type APIGuildScheduledEvent,
-  type APIGuildScheduledEventUser,
-} from "discord-api-types/v10";
+import { GuildScheduledEventEntityType, GuildScheduledEventPrivacyLevel, GuildScheduledEventStatus } from "discord-api-types/payloads/v10";
+import { Routes } from "discord-api-types/rest/v10";
+import type { APIGuildScheduledEvent, APIGuildScheduledEventUser } from "discord-api-types/v10";
 import { invalidInput } from "../errors.ts";
 import { Confirm, GuildId, Reason, Snowflake } from "../model.ts";
 import { EventView, eventView } from "../views.ts";

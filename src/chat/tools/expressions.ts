@@ -1,6 +1,7 @@
 /** A guild's emojis and stickers: list, create from an image, rename or retag, delete. */
 import { Type } from "@sinclair/typebox";
-import { Routes, type APIEmoji, type APISticker } from "discord-api-types/v10";
+import { Routes } from "discord-api-types/rest/v10";
+import type { APIEmoji, APISticker } from "discord-api-types/v10";
 import { invalidInput } from "../errors.ts";
 import { Base64, Confirm, GuildId, maxBytes, Reason, RoleId, Snowflake } from "../model.ts";
 import { EmojiView, emojiView, StickerView, stickerView } from "../views.ts";

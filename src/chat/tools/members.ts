@@ -1,6 +1,7 @@
 /** Members: read one, list or search them, set a nickname. */
 import { Type } from "@sinclair/typebox";
-import { Routes, type APIGuildMember } from "discord-api-types/v10";
+import { Routes } from "discord-api-types/rest/v10";
+import type { APIGuildMember } from "discord-api-types/v10";
 import { GuildId, Reason, UserId } from "../model.ts";
 import { MemberView, memberView } from "../views.ts";
 import { chatTool } from "./tool.ts";

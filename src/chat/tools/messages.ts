@@ -1,6 +1,8 @@
 /** Messaging: send (plain, rich, with files), read with cursor paging, search, edit, delete, bulk delete, react, pin. */
 import { Type } from "@sinclair/typebox";
-import { MessageFlags, Routes, type APIEmbed, type APIMessage, type RESTPostAPIChannelMessageJSONBody } from "discord-api-types/v10";
+import { MessageFlags } from "discord-api-types/payloads/v10";
+import { Routes } from "discord-api-types/rest/v10";
+import type { APIEmbed, APIMessage, RESTPostAPIChannelMessageJSONBody } from "discord-api-types/v10";
 import { invalidInput } from "../errors.ts";
 import { ChannelId, Confirm, Content, Embed, Embeds, embedCharacters, maxBytes, maxEmbedCharacters, MessageId, Reason, snowflakeTime, UserId, Base64 } from "../model.ts";
 import { MessageView, SentMessage, sentMessage, AttachmentView, messageView } from "../views.ts";

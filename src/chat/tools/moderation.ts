@@ -1,6 +1,7 @@
 /** Moderation: kick, ban and unban, time out and lift a timeout, list bans. */
 import { Type } from "@sinclair/typebox";
-import { Routes, type APIBan, type APIGuildMember } from "discord-api-types/v10";
+import { Routes } from "discord-api-types/rest/v10";
+import type { APIBan, APIGuildMember } from "discord-api-types/v10";
 import { Confirm, GuildId, Reason, UserId } from "../model.ts";
 import { BanView, banView } from "../views.ts";
 import { chatTool } from "./tool.ts";

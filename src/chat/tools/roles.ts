@@ -1,6 +1,7 @@
 /** Roles: list, read, create, modify, delete, and give to or take from a member. Permissions go by their Discord names. */
 import { Type } from "@sinclair/typebox";
-import { Routes, type APIRole } from "discord-api-types/v10";
+import { Routes } from "discord-api-types/rest/v10";
+import type { APIRole } from "discord-api-types/v10";
 import { invalidInput } from "../errors.ts";
 import { bitsOf, Colour, Confirm, GuildId, Permissions, Reason, RoleId, UserId } from "../model.ts";
 import { RoleView, roleView } from "../views.ts";

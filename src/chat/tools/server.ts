@@ -1,16 +1,8 @@
 /** The guild itself: its information and settings, the audit log, webhooks (posting through one too) and invites. */
 import { Type } from "@sinclair/typebox";
-import {
-  GuildDefaultMessageNotifications,
-  GuildVerificationLevel,
-  Routes,
-  type APIAuditLog,
-  type APIExtendedInvite,
-  type APIGuild,
-  type APIInvite,
-  type APIMessage,
-  type APIWebhook,
-} from "discord-api-types/v10";
+import { GuildDefaultMessageNotifications, GuildVerificationLevel } from "discord-api-types/payloads/v10";
+import { Routes } from "discord-api-types/rest/v10";
+import type { APIAuditLog, APIExtendedInvite, APIGuild, APIInvite, APIMessage, APIWebhook } from "discord-api-types/v10";
 import { invalidInput } from "../errors.ts";
 import { ChannelId, Content, Embeds, GuildId, Reason, Snowflake, UserId } from "../model.ts";
 import { AuditEntryView, auditEntryView, InviteView, inviteView, SentMessage, sentMessage, WebhookView, webhookView } from "./../views.ts";

@@ -1,7 +1,9 @@
 /** Threads and forum posts: find, create and archive threads; list, read and create forum posts with their tags. */
 import type { REST } from "@discordjs/rest";
 import { Type } from "@sinclair/typebox";
-import { ChannelType, type ThreadAutoArchiveDuration, Routes, type APIChannel, type APIThreadChannel, type APIThreadList, type APIGuildForumChannel } from "discord-api-types/v10";
+import { ChannelType } from "discord-api-types/payloads/v10";
+import { Routes } from "discord-api-types/rest/v10";
+import type { ThreadAutoArchiveDuration, APIChannel, APIThreadChannel, APIThreadList, APIGuildForumChannel } from "discord-api-types/v10";
 import { invalidInput } from "../errors.ts";
 import { ChannelId, Content, Embeds, GuildId, MessageId, Reason, Snowflake } from "../model.ts";
 import type { ChatService } from "../service.ts";

@@ -56,14 +56,20 @@ const single = (value: Value): Value => (Array.isArray(value) && value.length ==
 const missing = (value: Value | undefined) => value === undefined || value === null || (Array.isArray(value) && value.length === 0);
 const top = (path: string) => path.split(".")[0]!;
 
+/** The value at `path` (a block given once read as that block), undefined when it is not set or empty. */
+function setValueAt(conf: Record<string, Value>, path: string): Value | undefined {
+  const raw = valueAt(conf, path);
+  if (missing(raw)) return undefined;
+  const value = single(raw!);
+  return missing(value) ? undefined : value;
+}
+
 /** The attribute at `path` must be one of `expected` (or, with ANY, set at all). */
 export function mustBe(path: string, expected: Value[] | typeof ANY, whenMissing: Result = "failed"): Rule["check"] {
   return ({ conf }) => {
-    const raw = valueAt(conf, path);
     const attribute = top(path);
-    if (missing(raw)) return { result: whenMissing, attribute };
-    const value = single(raw!);
-    if (missing(value)) return { result: whenMissing, attribute };
+    const value = setValueAt(conf, path);
+    if (value === undefined) return { result: whenMissing, attribute };
     if (expected === ANY) return { result: value === "" ? "failed" : "passed", attribute };
     if (isUnknown(value)) return { result: "unknown", attribute };
     return { result: expected.some((e) => same(e, value)) ? "passed" : "failed", attribute };
@@ -73,11 +79,9 @@ export function mustBe(path: string, expected: Value[] | typeof ANY, whenMissing
 /** The attribute at `path` must not be one of `forbidden` (with ANY: must not be set). */
 export function mustNotBe(path: string, forbidden: Value[] | typeof ANY, whenMissing: Result = "passed"): Rule["check"] {
   return ({ conf }) => {
-    const raw = valueAt(conf, path);
     const attribute = top(path);
-    if (missing(raw)) return { result: whenMissing, attribute };
-    const value = single(raw!);
-    if (missing(value)) return { result: whenMissing, attribute };
+    const value = setValueAt(conf, path);
+    if (value === undefined) return { result: whenMissing, attribute };
     if (isUnknown(value)) return { result: value.why === "reference" ? "unknown" : forbidden === ANY ? "failed" : "passed", attribute };
     if (forbidden === ANY) return { result: "failed", attribute };
     const bad = (v: Value) => forbidden.some((f) => same(f, v));

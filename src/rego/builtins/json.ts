@@ -1,9 +1,9 @@
 /** Documents edited by path: json.filter, json.remove (paths as "a/b" or ["a", "b"]) and json.patch (RFC 6902). */
 import { BuiltinError } from "../values/errors.ts";
+import { addAt, arrayIndex, type EditErrors, type Path, removeAt } from "../values/edit.ts";
 import { equal, RObject, RSet, toJSON, typeName, type Value } from "../values/values.ts";
 import { arr, builtin, obj, oneOfError } from "./builtin.ts";
 
-type Path = Value[];
 
 /** A path as a string ("/a/b", "~1" for '/', "~0" for '~') or an array of segments. */
 function parsePath(p: Value): Path {
@@ -99,81 +99,24 @@ function filter(v: Value, tree: RObject): Value {
 
 const segmentText = (path: Path) => `/${path.map((p) => (typeof p === "string" ? p : toJSON(p))).join("/")}`;
 
-function arrayIndex(a: Value[], key: Value, forAdd: boolean): number {
-  if (forAdd && key === "-") return a.length;
-  const i = typeof key === "number" ? key : typeof key === "string" && /^(0|[1-9]\d*)$/.test(key) ? Number(key) : NaN;
-  if (!Number.isInteger(i) || i < 0 || i > (forAdd ? a.length : a.length - 1)) throw new BuiltinError(`invalid patch path: index ${toJSON(key)} out of range`);
-  return i;
-}
+/** An edit's failures in the builtin's words. */
+const errors: EditErrors = {
+  missing: (path) => new BuiltinError(`path ${segmentText(path)} does not exist`),
+  badIndex: (key) => new BuiltinError(`invalid patch path: index ${toJSON(key)} out of range`),
+};
 
-function getAt(v: Value, path: Path, whole: Path): Value {
+function getAt(v: Value, path: Path): Value {
   let cur = v;
   for (const key of path) {
-    const next: Value | undefined = cur instanceof RObject ? cur.get(key) : Array.isArray(cur) ? cur[arrayIndex(cur, key, false)] : cur instanceof RSet ? (cur.has(key) ? key : undefined) : undefined;
-    if (next === undefined) throw new BuiltinError(`path ${segmentText(whole)} does not exist`);
+    const next: Value | undefined = cur instanceof RObject ? cur.get(key) : Array.isArray(cur) ? cur[arrayIndex(cur, key, errors)] : cur instanceof RSet ? (cur.has(key) ? key : undefined) : undefined;
+    if (next === undefined) throw errors.missing(path);
     cur = next;
   }
   return cur;
 }
 
-/** The document with `change` applied to the parent of the path's last segment, copying only what changes. */
-function edit(v: Value, path: Path, whole: Path, change: (parent: Value, key: Value) => Value): Value {
-  if (path.length === 1) return change(v, path[0]!);
-  const [key, ...rest] = path as [Value, ...Path];
-  if (v instanceof RObject) {
-    const child = v.get(key);
-    if (child === undefined) throw new BuiltinError(`path ${segmentText(whole)} does not exist`);
-    const out = v.copy();
-    out.set(key, edit(child, rest, whole, change));
-    return out;
-  }
-  if (Array.isArray(v)) {
-    const i = arrayIndex(v, key, false);
-    const out = v.slice();
-    out[i] = edit(v[i]!, rest, whole, change);
-    return out;
-  }
-  if (v instanceof RSet && v.has(key)) {
-    const out = RSet.of(v.values().filter((x) => !equal(x, key)));
-    out.add(edit(key, rest, whole, change));
-    return out;
-  }
-  throw new BuiltinError(`path ${segmentText(whole)} does not exist`);
-}
-
-function add(doc: Value, path: Path, value: Value): Value {
-  if (!path.length) return value;
-  return edit(doc, path, path, (parent, key) => {
-    if (parent instanceof RObject) {
-      const out = parent.copy();
-      out.set(key, value);
-      return out;
-    }
-    if (Array.isArray(parent)) {
-      const out = parent.slice();
-      out.splice(arrayIndex(parent, key, true), 0, value);
-      return out;
-    }
-    if (parent instanceof RSet) return RSet.of([...parent.values(), value]);
-    throw new BuiltinError(`path ${segmentText(path)} does not exist`);
-  });
-}
-
-function removeAt(doc: Value, path: Path): Value {
-  if (!path.length) return null;
-  return edit(doc, path, path, (parent, key) => {
-    if (parent instanceof RObject) {
-      if (parent.get(key) === undefined) throw new BuiltinError(`path ${segmentText(path)} does not exist`);
-      return RObject.of(parent.entries().filter(([k]) => !equal(k, key)));
-    }
-    if (Array.isArray(parent)) {
-      const i = arrayIndex(parent, key, false);
-      return [...parent.slice(0, i), ...parent.slice(i + 1)];
-    }
-    if (parent instanceof RSet && parent.has(key)) return RSet.of(parent.values().filter((x) => !equal(x, key)));
-    throw new BuiltinError(`path ${segmentText(path)} does not exist`);
-  });
-}
+const add = (doc: Value, path: Path, value: Value): Value => (path.length ? addAt(doc, path, value, errors) : value);
+const removePath = (doc: Value, path: Path): Value => (path.length ? removeAt(doc, path, errors) : null);
 
 function patch(doc: Value, operations: Value[]): Value {
   let out = doc;
@@ -192,25 +135,25 @@ function patch(doc: Value, operations: Value[]): Value {
         out = add(out, path, attr("value"));
         break;
       case "remove":
-        out = removeAt(out, path);
+        out = removePath(out, path);
         break;
       case "replace":
-        out = add(removeAt(out, path), path, attr("value"));
+        out = add(removePath(out, path), path, attr("value"));
         break;
       case "move": {
         const from = parsePath(attr("from"));
-        const moved = getAt(out, from, from);
-        out = add(removeAt(out, from), path, moved);
+        const moved = getAt(out, from);
+        out = add(removePath(out, from), path, moved);
         break;
       }
       case "copy": {
         const from = parsePath(attr("from"));
-        out = add(out, path, getAt(out, from, from));
+        out = add(out, path, getAt(out, from));
         break;
       }
       case "test": {
         const value = attr("value");
-        if (!equal(getAt(out, path, path), value)) throw new BuiltinError(`value from EditTree != patch value.\n\nExpected: ${toJSON(value)}\n\nFound: ${toJSON(getAt(out, path, path))}`);
+        if (!equal(getAt(out, path), value)) throw new BuiltinError(`value from EditTree != patch value.\n\nExpected: ${toJSON(value)}\n\nFound: ${toJSON(getAt(out, path))}`);
         break;
       }
       default:
