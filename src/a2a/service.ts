@@ -65,6 +65,8 @@ export class TaskManager {
   readonly #watchers = new Map<string, Set<TaskWatcher>>();
   readonly #history = new Map<string, TaskUpdate[]>();
   readonly #changes = new Set<TaskWatcher>();
+  /** Each task's update being stored, which the next one waits for. */
+  readonly #updating = new Map<string, Promise<Task>>();
   #interrupted: string[] = [];
 
   constructor(options: TaskManagerOptions = {}) {
@@ -211,7 +213,20 @@ export class TaskManager {
    * and a state move (with its result or error). Throws TaskNotFoundError, or TaskStateError when the machine
    * does not allow the move (a final task never moves again).
    */
-  async updateTask(task: Task): Promise<Task> {
+  updateTask(task: Task): Promise<Task> {
+    // Read now, not after the awaits below: a handler may change its task again right after calling this
+    // without awaiting it, and what it had at the call is what this update stores.
+    const given = { id: task.id, state: task.state, messages: task.messages.slice(), artifacts: task.artifacts.slice(), metadata: JSON.stringify(task.metadata), result: task.result, error: task.error };
+    // One task's updates are stored one after the other: each is measured against what the one before stored.
+    const previous = this.#updating.get(task.id);
+    const stored = previous ? previous.then(() => this.#store(given), () => this.#store(given)) : this.#store(given);
+    this.#updating.set(task.id, stored);
+    const forget = () => this.#updating.get(task.id) === stored && this.#updating.delete(task.id);
+    stored.then(forget, forget);
+    return stored;
+  }
+
+  async #store(task: Pick<Task, "id" | "state" | "messages" | "artifacts" | "result" | "error"> & { metadata: string }): Promise<Task> {
     await this.#ready;
     // Compared with the stored context itself: a Task copy of it would be thrown away.
     const live = this.#actors.get(this.kind, task.id)?.getSnapshot();
@@ -220,7 +235,7 @@ export class TaskManager {
     const changes: TaskChanges = {};
     if (task.messages.length > current.messages.length) changes.messages = task.messages.slice(current.messages.length);
     if (task.artifacts.length > current.artifacts.length) changes.artifacts = task.artifacts.slice(current.artifacts.length);
-    if (JSON.stringify(task.metadata) !== JSON.stringify(current.metadata)) changes.metadata = task.metadata;
+    if (task.metadata !== JSON.stringify(current.metadata)) changes.metadata = JSON.parse(task.metadata) as Record<string, unknown>;
     const at = Date.now();
     if (task.state === current.state) {
       if (!changes.messages && !changes.artifacts && !changes.metadata) return current instanceof Task ? current : taskOf(live!);

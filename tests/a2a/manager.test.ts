@@ -103,6 +103,23 @@ test("updateTask stores appended messages, artifacts and the move; a final task 
   await manager.close();
 });
 
+test("each update stores the task as it was when handed over, even when the caller goes on without awaiting it", async () => {
+  const manager = fresh();
+  const task = await manager.createTask({ type: "ticker" }, { started: true });
+  const seen: unknown[] = [];
+  await manager.watch(task.id, (update) => void seen.push(update.task.metadata.tick));
+  const stored: Promise<unknown>[] = [];
+  for (let tick = 1; tick <= 3; tick++) {
+    task.metadata.tick = tick;
+    task.addMessage("agent", `tick ${tick}`);
+    stored.push(manager.updateTask(task));
+  }
+  await Promise.all(stored);
+  expect(seen).toEqual([1, 2, 3]);
+  expect((await manager.getTask(task.id))!.messages.map((m) => (m.parts[0] as { text: string }).text)).toEqual(["tick 1", "tick 2", "tick 3"]);
+  await manager.close();
+});
+
 test("a handler's copy changes nothing until it is handed back", async () => {
   const manager = fresh();
   const task = await manager.createTask({ type: "echo", payload: { list: [1] } });
