@@ -142,7 +142,13 @@ export class TaskManager {
   /** The task as of its latest stored change, with that change's revision. */
   async current(id: string): Promise<TaskUpdate | undefined> {
     await this.#ready;
-    const snapshot = this.#actors.get(this.kind, id)?.getSnapshot();
+    let snapshot = this.#actors.get(this.kind, id)?.getSnapshot();
+    if (snapshot && snapshot.status !== "active") {
+      // A final snapshot still held here may be on its way to the store: its row is read once it is there (or,
+      // if the store refused it, the actor is back in its last stored state).
+      await this.#actors.committed();
+      snapshot = this.#actors.get(this.kind, id)?.getSnapshot();
+    }
     if (snapshot?.status === "active") return updateOf(snapshot);
     const row = await repo.findTask(this.#db, id);
     if (row) return { id: row.id, revision: row.revision, state: row.state as TaskState, task: taskOfRow(row), final: finalStates.has(row.state as TaskState) };
