@@ -18,7 +18,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createParser } from "eventsource-parser";
 import { chromium, type Page } from "playwright-core";
-import { firstLine, lines, median, percentile, printTable, root } from "./support.ts";
+import { firstLine, lines, machineBusySeconds, median, percentile, printTable, root } from "./support.ts";
 
 /** `bun scripts/bench/browser.ts [crawl] [axe] [mcp] [pool] [soak]` runs only those; none given, all. */
 const only = process.argv.slice(2);
@@ -137,15 +137,35 @@ if (wanted("crawl")) {
   await sequentialCrawl(start, 50);
   const ours: number[] = [];
   const theirs: number[] = [];
+  // How many of the machine's cores each crawl kept busy (Chromium's processes included): a parallel crawl can
+  // go at most (cores / busy cores of the sequential one) times as fast as the sequential one.
+  const oursBusy: number[] = [];
+  const theirsBusy: number[] = [];
+  const busyCores = async (run: () => Promise<unknown>) => {
+    const [before, started] = [await machineBusySeconds(), performance.now()];
+    await run();
+    return (await machineBusySeconds() - before) / ((performance.now() - started) / 1000);
+  };
   for (let round = 0; round < 3; round++) {
-    const result = await post("/test/exploratory", { url: start, max_depth: 10, max_pages: 50 });
-    ours.push((result.summary.pages_visited as number) / (result.duration / 1000));
-    let pages = 0;
-    const seconds = (await timed(async () => (pages = await sequentialCrawl(start, 50)))) / 1000;
-    theirs.push(pages / seconds);
+    oursBusy.push(
+      await busyCores(async () => {
+        const result = await post("/test/exploratory", { url: start, max_depth: 10, max_pages: 50 });
+        ours.push((result.summary.pages_visited as number) / (result.duration / 1000));
+      }),
+    );
+    theirsBusy.push(
+      await busyCores(async () => {
+        let pages = 0;
+        const seconds = (await timed(async () => (pages = await sequentialCrawl(start, 50)))) / 1000;
+        theirs.push(pages / seconds);
+      }),
+    );
   }
   const [o, t] = [median(ours), median(theirs)];
   rows.push(["crawl 50 pages (pages/s)", o.toFixed(1), `${t.toFixed(1)} (sequential Playwright)`, ratio(o, t), ">= 2x", o / t >= 2 ? "yes" : "no"]);
+  const cores = navigator.hardwareConcurrency;
+  const ceiling = cores / median(theirsBusy);
+  rows.push([`crawl: cores kept busy (of ${cores})`, median(oursBusy).toFixed(2), median(theirsBusy).toFixed(2), `ceiling ${ceiling.toFixed(2)}x`, "", ""]);
 }
 
 // --- 2. accessibility on 20 pages ---

@@ -136,6 +136,15 @@ export async function cpuSeconds(pid: number, { children = true } = {}): Promise
   return ticks / clockTicks;
 }
 
+/**
+ * The CPU time the whole machine has spent busy, in seconds summed over its cores (Linux, /proc/stat): read
+ * before and after a run, the difference over the wall time is how many cores the run kept busy.
+ */
+export async function machineBusySeconds(): Promise<number> {
+  const [, user, nice, system, , , irq, softirq, steal] = (await Bun.file("/proc/stat").text()).split("\n")[0]!.trim().split(/\s+/).map(Number);
+  return (user! + nice! + system! + irq! + softirq! + steal!) / clockTicks;
+}
+
 /** The fields of /proc/<pid>/stat after the command name (which may hold spaces): [0] is the state, [1] the parent. */
 export function statFields(stat: string): string[] {
   return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
