@@ -6,29 +6,14 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, type Client } from "@a2a-js/sdk/client";
 import { TaskState } from "@a2a-js/sdk";
 import type { A2AServer } from "../../src/a2a/index.ts";
-import { gate, startAgent } from "./support.ts";
+import { type Hold, startHoldingAgent } from "./support.ts";
 
 let server: A2AServer;
 let url = "";
-let release = gate();
-let started = gate<string>();
+let hold: Hold;
 
 beforeAll(async () => {
-  ({ server, url } = await startAgent({ defaultTaskType: "echo" }, (s) => {
-    s.registerTaskHandler("echo", (task) => {
-      task.result = task.payload;
-      task.addMessage("agent", "echoed");
-      return task;
-    });
-    s.registerTaskHandler("hold", async (task, { signal, update }) => {
-      task.addArtifact("note", "halfway");
-      update(task);
-      started.resolve(task.id);
-      await Promise.race([release.promise, new Promise((resolve) => signal.addEventListener("abort", resolve))]);
-      task.result = "released";
-      return task;
-    });
-  }));
+  ({ server, url, hold } = await startHoldingAgent());
 });
 afterAll(() => server.stop());
 
@@ -74,8 +59,7 @@ for (const binding of ["JSONRPC", "HTTP+JSON"] as const) describe(`v1.0 over ${b
 
   test("streams a task from submitted or working to completed", async () => {
     const client = await connect();
-    release = gate();
-    started = gate<string>();
+    hold.arm();
     const events: { $case: string; state?: number }[] = [];
     const stream = client.sendMessageStream(sendRequest("go", { taskType: "hold" }));
     let releaseSent = false;
@@ -85,8 +69,8 @@ for (const binding of ["JSONRPC", "HTTP+JSON"] as const) describe(`v1.0 over ${b
       events.push({ $case: payload.$case, state });
       if (!releaseSent) {
         releaseSent = true;
-        await started.promise;
-        release.resolve();
+        await hold.started.promise;
+        hold.release.resolve();
       }
     }
     expect(events[0]!.$case).toBe("task");
@@ -96,10 +80,9 @@ for (const binding of ["JSONRPC", "HTTP+JSON"] as const) describe(`v1.0 over ${b
 
   test("cancels a working task; cancelling again is TaskNotCancelable", async () => {
     const client = await connect({ polling: true });
-    started = gate<string>();
-    release = gate();
+    hold.arm();
     const sent = (await client.sendMessage(sendRequest("wait", { taskType: "hold" }))) as { id: string };
-    await started.promise;
+    await hold.started.promise;
     const cancelled = await client.cancelTask({ tenant: "", id: sent.id, metadata: undefined });
     expect(cancelled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
     const error = await client.cancelTask({ tenant: "", id: sent.id, metadata: undefined }).catch((e) => e);
@@ -133,8 +116,7 @@ describe("v0.3 through the SDK's compat transport", () => {
     expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect((await client.getTask({ tenant: "", id: task.id })).status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
 
-    release = gate();
-    started = gate<string>();
+    hold.arm();
     const cases: string[] = [];
     let id = "";
     for await (const event of client.sendMessageStream(sendRequest("stream", { taskType: "hold" }))) {
@@ -142,7 +124,7 @@ describe("v0.3 through the SDK's compat transport", () => {
       cases.push(payload.$case);
       if (payload.$case === "task") {
         id = payload.value.id;
-        await started.promise;
+        await hold.started.promise;
         const cancelled = await client.cancelTask({ tenant: "", id, metadata: undefined });
         expect(cancelled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
       }

@@ -57,6 +57,44 @@ export async function readEvents(response: Response, until: (event: EventSourceM
 /** A promise with its resolve, for handlers a test holds open until it lets them go. */
 export const gate = <T = void>() => Promise.withResolvers<T>();
 
+/** The `hold` skill's gates: `started` resolves with the held task's id, `release` lets it finish; `arm` readies new ones. */
+export interface Hold {
+  started: PromiseWithResolvers<string>;
+  release: PromiseWithResolvers<void>;
+  arm(): void;
+}
+
+/**
+ * An agent for off-the-shelf clients: `echo` (the default skill) answers its payload; `hold` reports an artifact,
+ * then waits until the test releases it or the task is cancelled.
+ */
+export async function startHoldingAgent() {
+  const hold: Hold = {
+    started: gate<string>(),
+    release: gate(),
+    arm() {
+      hold.started = gate<string>();
+      hold.release = gate();
+    },
+  };
+  const agent = await startAgent({ defaultTaskType: "echo" }, (s) => {
+    s.registerTaskHandler("echo", (task) => {
+      task.result = task.payload;
+      task.addMessage("agent", "echoed");
+      return task;
+    });
+    s.registerTaskHandler("hold", async (task, { signal, update }) => {
+      task.addArtifact("note", "halfway");
+      update(task);
+      hold.started.resolve(task.id);
+      await Promise.race([hold.release.promise, new Promise((resolve) => signal.addEventListener("abort", resolve))]);
+      task.result = "released";
+      return task;
+    });
+  });
+  return { ...agent, hold };
+}
+
 /**
  * Settings under which the platform's A2A agent lets unidentified callers through: development, the
  * allow-all development policy, and mTLS not required. Authorization itself is tested in tests/authz.

@@ -5,30 +5,15 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { ClientFactory, TaskNotCancelableError, UnsupportedOperationError, type Client } from "a2a-sdk-v03/client";
 import type { A2AServer } from "../../src/a2a/index.ts";
-import { gate, startAgent } from "./support.ts";
+import { type Hold, startHoldingAgent } from "./support.ts";
 
 let server: A2AServer;
 let url = "";
 let client: Client;
-let release = gate();
-let started = gate<string>();
+let hold: Hold;
 
 beforeAll(async () => {
-  ({ server, url } = await startAgent({ defaultTaskType: "echo" }, (s) => {
-    s.registerTaskHandler("echo", (task) => {
-      task.result = task.payload;
-      task.addMessage("agent", "echoed");
-      return task;
-    });
-    s.registerTaskHandler("hold", async (task, { signal, update }) => {
-      task.addArtifact("note", "halfway");
-      update(task);
-      started.resolve(task.id);
-      await Promise.race([release.promise, new Promise((resolve) => signal.addEventListener("abort", resolve))]);
-      task.result = "released";
-      return task;
-    });
-  }));
+  ({ server, url, hold } = await startHoldingAgent());
   client = await new ClientFactory().createFromUrl(url);
 });
 afterAll(() => server.stop());
@@ -58,16 +43,15 @@ test("message/send answers the completed task in v0.3 shapes; tasks/get reads it
 });
 
 test("message/stream follows a task to the end; tasks/cancel cancels one working", async () => {
-  release = gate();
-  started = gate<string>();
+  hold.arm();
   const kinds: string[] = [];
   let id = "";
   for await (const event of client.sendMessageStream({ message: message("go"), metadata: { taskType: "hold" } })) {
     kinds.push(event.kind === "status-update" ? `status:${event.status.state}${event.final ? ":final" : ""}` : event.kind);
     if (event.kind === "task") {
       id = event.id;
-      await started.promise;
-      release.resolve();
+      await hold.started.promise;
+      hold.release.resolve();
     }
   }
   expect(kinds[0]).toBe("task");
@@ -75,23 +59,21 @@ test("message/stream follows a task to the end; tasks/cancel cancels one working
   expect(kinds).toContain("artifact-update");
   expect((await server.taskManager.getTask(id))!.state).toBe("completed");
 
-  started = gate<string>();
-  release = gate();
+  hold.arm();
   const held = (await client.sendMessage({ message: message("wait"), metadata: { taskType: "hold" }, configuration: { blocking: false } })) as { id: string };
-  await started.promise;
+  await hold.started.promise;
   expect(await client.cancelTask({ id: held.id })).toMatchObject({ status: { state: "canceled" } });
   const again = await client.cancelTask({ id: held.id }).catch((e) => e);
   expect(again).toBeInstanceOf(TaskNotCancelableError);
 });
 
 test("tasks/resubscribe follows a working task; on a final one it is UnsupportedOperation", async () => {
-  started = gate<string>();
-  release = gate();
+  hold.arm();
   const held = (await client.sendMessage({ message: message("later"), metadata: { taskType: "hold" }, configuration: { blocking: false } })) as { id: string };
-  await started.promise;
+  await hold.started.promise;
   const states: string[] = [];
   for await (const event of client.resubscribeTask({ id: held.id })) {
-    if (event.kind === "task") release.resolve();
+    if (event.kind === "task") hold.release.resolve();
     if (event.kind === "status-update") states.push(event.status.state);
   }
   expect(states.at(-1)).toBe("completed");
