@@ -2,10 +2,9 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { chatSessionKind } from "../../src/chat/session.ts";
 import { findActor } from "../../actors/repo.ts";
 import { loadConfig } from "../../src/config.ts";
-import { openDatabase, storeOptions } from "../../src/db/client.ts";
 import { createLogger } from "../../src/log.ts";
 import { openVault } from "../../src/vault/offline.ts";
-import { stores, storesForFile } from "../support/stores.ts";
+import { openStoreOf, stores, storesForFile } from "../support/stores.ts";
 import { tempDir } from "../support/temp.ts";
 import { currentSession, startChat, type ChatHarness } from "./harness.ts";
 
@@ -127,8 +126,7 @@ describe.each(stores)("on %s", (kind) => {
       const current = sessionActor().id;
       await chat.close();
       chat = undefined;
-      // The store the server's settings name, opened afresh.
-      const reopened = await openDatabase(storeOptions(loadConfig({ env: { PLATFORM_DATA_DIR: dir.path, ...store.env } })));
+      const reopened = await openStoreOf(dir.path, store.env);
       expect((await findActor(reopened.db, current))!.state).toBe("stopped");
       await reopened.close();
     } finally {
