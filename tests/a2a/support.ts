@@ -2,7 +2,7 @@
 import { join } from "node:path";
 import { EventSourceParserStream } from "eventsource-parser/stream";
 import type { EventSourceMessage } from "eventsource-parser";
-import { AgentCard, A2AServer, type A2AServerOptions } from "../../src/a2a/index.ts";
+import { AgentCard, A2AServer, TaskManager, type A2AServerOptions } from "../../src/a2a/index.ts";
 import { a2aCapability } from "../../src/a2a/capability.ts";
 import { authzCapability } from "../../src/authz/capability.ts";
 import type { CapabilityFactory } from "../../src/capability.ts";
@@ -24,6 +24,24 @@ export async function startAgent(options: Partial<A2AServerOptions> = {}, setup:
   setup(server);
   const url = await server.start("127.0.0.1", 0);
   return { server, url, rpc: (body: unknown, headers: Record<string, string> = {}) => rpc(url, body, headers) };
+}
+
+/**
+ * A task manager on the store `env` names (SQLite in a temp data dir without one), on a runtime's actor system
+ * as `platform serve` builds it: a node with its lease and, on PostgreSQL, transitions logged and announced for
+ * other nodes' streams.
+ */
+export async function storedTasks(env: Record<string, string> = {}) {
+  const dir = tempDir();
+  const quiet = createLogger({ level: "error", write: () => {} });
+  const runtime = await startRuntime(loadConfig({ env: { PLATFORM_DATA_DIR: dir.path, ...env } }), quiet, []);
+  return {
+    manager: new TaskManager({ actors: runtime.actors, db: runtime.database.db, log: quiet }),
+    async close() {
+      await runtime.close();
+      dir.remove();
+    },
+  };
 }
 
 export async function rpc(url: string, body: unknown, headers: Record<string, string> = {}) {

@@ -3,16 +3,18 @@
  * other sessions carry on, the cap on sessions, the idle timeout, named sessions across a server restart, and a
  * clean close at shutdown.
  */
-import { afterAll, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { browserSessionMachine } from "../../actors/browser-session.machine.ts";
-import { Database } from "bun:sqlite";
+import { sql } from "drizzle-orm";
 import { createActor } from "xstate";
+import { openStoreOf, stores, storesForFile } from "../support/stores.ts";
 import { tempDir } from "../support/temp.ts";
 import { password, startSite } from "./site.ts";
 import { call, failure, startBrowserApp, type BrowserApp } from "./support.ts";
 
 const site = startSite();
 afterAll(() => site.stop());
+const fixture = storesForFile();
 
 const alive = (pid: number) => {
   try {
@@ -104,34 +106,39 @@ test("an idle session closes after its timeout", async () => {
   }
 }, 60_000);
 
-test("a named session keeps its cookies and local storage across a restart, encrypted at rest; it can be deleted", async () => {
-  const dir = tempDir();
-  try {
-    let app = await startBrowserApp({}, { dataDir: dir.path });
-    let client = await app.mcp();
-    await call(client, "fill_login_form", { url: site.url("/login"), username: "kept@example.com", password, session: "qa" });
-    const pids = app.capability.browser.pool.views().map((v) => contextOf(app, v.id).pid!);
-    await app.close();
-    // Shutdown ends every browser.
-    for (const pid of pids) expect(alive(pid)).toBe(false);
-    const stored = new Database(`${dir.path}/platform.db`).query("SELECT sealed FROM vault_secrets WHERE id = 'browser-session:qa'").get() as { sealed: string };
-    expect(stored.sealed).not.toContain("kept");
-    expect(Buffer.from(stored.sealed, "base64").toString("latin1")).not.toContain("session=");
+describe.each(stores)("on %s", (kind) => {
+  test("a named session keeps its cookies and local storage across a restart, encrypted at rest; it can be deleted", async () => {
+    const dir = tempDir();
+    const { env } = await fixture.fresh(kind);
+    try {
+      let app = await startBrowserApp(env, { dataDir: dir.path });
+      let client = await app.mcp();
+      await call(client, "fill_login_form", { url: site.url("/login"), username: "kept@example.com", password, session: "qa" });
+      const pids = app.capability.browser.pool.views().map((v) => contextOf(app, v.id).pid!);
+      await app.close();
+      // Shutdown ends every browser.
+      for (const pid of pids) expect(alive(pid)).toBe(false);
+      const reopened = await openStoreOf(dir.path, env);
+      const [stored] = await reopened.rows<{ sealed: string }>(sql`SELECT sealed FROM vault_secrets WHERE id = 'browser-session:qa'`);
+      await reopened.close();
+      expect(stored!.sealed).not.toContain("kept");
+      expect(Buffer.from(stored!.sealed, "base64").toString("latin1")).not.toContain("session=");
 
-    app = await startBrowserApp({}, { dataDir: dir.path });
-    client = await app.mcp();
-    expect(await call(client, "navigate_to_url", { url: site.url("/account"), session: "qa" })).toMatchObject({ title: "Your account" });
-    await call(client, "navigate_to_url", { url: site.url("/storage"), session: "qa" });
-    expect((await call<{ snapshot: string }>(client, "snapshot_page", { session: "qa" })).snapshot).toContain("yes");
-    expect(await app.capability.browser.namedSessions()).toEqual([expect.objectContaining({ name: "qa", live: true, cookies: 1, origins: 1 })]);
-    await app.capability.browser.deleteNamedSession("qa");
-    expect(await app.capability.browser.namedSessions()).toEqual([]);
-    expect(await call(client, "navigate_to_url", { url: site.url("/account"), session: "qa" })).toMatchObject({ title: "Sign in" });
-    await app.close();
-  } finally {
-    dir.remove();
-  }
-}, 90_000);
+      app = await startBrowserApp(env, { dataDir: dir.path });
+      client = await app.mcp();
+      expect(await call(client, "navigate_to_url", { url: site.url("/account"), session: "qa" })).toMatchObject({ title: "Your account" });
+      await call(client, "navigate_to_url", { url: site.url("/storage"), session: "qa" });
+      expect((await call<{ snapshot: string }>(client, "snapshot_page", { session: "qa" })).snapshot).toContain("yes");
+      expect(await app.capability.browser.namedSessions()).toEqual([expect.objectContaining({ name: "qa", live: true, cookies: 1, origins: 1 })]);
+      await app.capability.browser.deleteNamedSession("qa");
+      expect(await app.capability.browser.namedSessions()).toEqual([]);
+      expect(await call(client, "navigate_to_url", { url: site.url("/account"), session: "qa" })).toMatchObject({ title: "Sign in" });
+      await app.close();
+    } finally {
+      dir.remove();
+    }
+  }, 90_000);
+});
 
 test("without Chromium, /health says unavailable and every tool answers a BrowserError saying how to install it", async () => {
   const app = await startBrowserApp({ PLATFORM_BROWSER__EXECUTABLE: "/nonexistent/chromium" });

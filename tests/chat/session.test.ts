@@ -1,13 +1,14 @@
-import { afterEach, expect, test } from "bun:test";
+import { afterEach, describe, expect, test } from "bun:test";
 import { chatSessionKind } from "../../src/chat/session.ts";
 import { findActor } from "../../actors/repo.ts";
-import { join } from "node:path";
 import { loadConfig } from "../../src/config.ts";
-import { openDatabase } from "../../src/db/client.ts";
 import { createLogger } from "../../src/log.ts";
 import { openVault } from "../../src/vault/offline.ts";
+import { openStoreOf, stores, storesForFile } from "../support/stores.ts";
 import { tempDir } from "../support/temp.ts";
 import { currentSession, startChat, type ChatHarness } from "./harness.ts";
+
+const fixture = storesForFile();
 
 let chat: ChatHarness | undefined;
 afterEach(async () => {
@@ -17,19 +18,6 @@ afterEach(async () => {
 
 const health = async () => (await fetch(`${chat!.app.base}/health`)).json() as Promise<Record<string, any>>;
 const sessionActor = () => currentSession(chat!.app.runtime);
-
-test("with a token the bot identifies, becomes ready, heartbeats, and /health says so at the top and in its part", async () => {
-  chat = await startChat();
-  await chat.untilState("ready");
-  await chat.discord.gateway.until(() => chat!.discord.gateway.log.heartbeats >= 1);
-  expect(chat.discord.gateway.log).toMatchObject({ identifies: 1, resumes: 0, intents: [1] });
-  const body = await health();
-  expect(body).toMatchObject({ status: "ok", chat: "ready", subsystems: { chat: { status: "ok", state: "ready", bot: "platform-bot", guilds: 2 } } });
-  // The transition is stored by the actor system, and the token is not in what was stored.
-  const row = (await findActor(chat.app.runtime.database.db, sessionActor().id))!;
-  expect(row.state).toBe("ready");
-  expect(JSON.stringify(row.snapshot)).not.toContain(chat.discord.token);
-});
 
 test("a dropped socket is resumed on the resume URL, not identified again", async () => {
   chat = await startChat();
@@ -107,53 +95,70 @@ test("without a token the server runs, /health is ok and says why the session is
   expect(chat.discord.requests).toHaveLength(0);
 });
 
-test("at shutdown the session is stored as stopped; one left live by a crash is stopped when the server next starts", async () => {
-  const dir = tempDir();
-  try {
-    chat = await startChat({ dataDir: dir.path });
+describe.each(stores)("on %s", (kind) => {
+  test("with a token the bot identifies, becomes ready, heartbeats, and /health says so at the top and in its part", async () => {
+    chat = await startChat({ env: (await fixture.fresh(kind)).env });
     await chat.untilState("ready");
-    const crashed = sessionActor().id;
-    // A crash: the actors stop without hearing of it, so the stored row still says ready.
-    await chat.app.runtime.actors.stop();
-    await chat.close();
-    chat = await startChat({ dataDir: dir.path });
-    await chat.untilState("ready");
-    const db = chat.app.runtime.database.db;
-    expect((await findActor(db, crashed))!.state).toBe("stopped");
-    const current = sessionActor().id;
-    await chat.close();
-    chat = undefined;
-    const reopened = await openDatabase(join(dir.path, "platform.db"));
-    expect((await findActor(reopened.db, current))!.state).toBe("stopped");
-    await reopened.close();
-  } finally {
-    dir.remove();
-  }
-});
+    await chat.discord.gateway.until(() => chat!.discord.gateway.log.heartbeats >= 1);
+    expect(chat.discord.gateway.log).toMatchObject({ identifies: 1, resumes: 0, intents: [1] });
+    const body = await health();
+    expect(body).toMatchObject({ status: "ok", chat: "ready", subsystems: { chat: { status: "ok", state: "ready", bot: "platform-bot", guilds: 2 } } });
+    // The transition is stored by the actor system, and the token is not in what was stored.
+    const row = (await findActor(chat.app.runtime.database.db, sessionActor().id))!;
+    expect(row.state).toBe("ready");
+    expect(JSON.stringify(row.snapshot)).not.toContain(chat.discord.token);
+  });
 
-test("the token can come from the vault (chat.token_from_vault), never from the environment", async () => {
-  const dir = tempDir();
-  try {
-    const discordToken = "MTIz.vault-kept.bot-token-abcdef0123456789";
-    const config = loadConfig({ env: { PLATFORM_DATA_DIR: dir.path } });
-    const opened = await openVault(config, createLogger({ level: "error", write: () => {} }));
-    await opened.vault.store.initialize();
-    await opened.vault.addService(
-      { name: "discord", template: "custom", base_url: "https://discord.com/api", injection: { type: "header", name: "Authorization", prefix: "Bot " }, credential: { token: discordToken } },
-      { name: "admin", services: ["*"] },
-    );
-    await opened.close();
-    chat = await startChat({ token: null, dataDir: dir.path, env: { PLATFORM_CHAT__TOKEN_FROM_VAULT: "discord" }, discord: { token: discordToken } });
-    await chat.untilState("ready");
-    expect(chat.discord.requests.every((r) => r.authorized)).toBe(true);
-    expect(chat.lines.join("\n")).not.toContain(discordToken);
-    await chat.close();
-    // A service the vault does not have: the server runs, and says why it has no token.
-    chat = await startChat({ token: null, dataDir: dir.path, env: { PLATFORM_CHAT__TOKEN_FROM_VAULT: "nope" } });
-    expect((await health()).subsystems.chat).toMatchObject({ state: "disconnected", reason: "the vault has no token for service nope" });
-    await chat.close();
-    chat = undefined;
-  } finally {
-    dir.remove();
-  }
+  test("at shutdown the session is stored as stopped; one left live by a crash is stopped when the server next starts", async () => {
+    const dir = tempDir();
+    const store = await fixture.fresh(kind);
+    try {
+      chat = await startChat({ dataDir: dir.path, env: store.env });
+      await chat.untilState("ready");
+      const crashed = sessionActor().id;
+      // A crash: the actors stop without hearing of it, so the stored row still says ready.
+      await chat.app.runtime.actors.stop();
+      await chat.close();
+      chat = await startChat({ dataDir: dir.path, env: store.env });
+      await chat.untilState("ready");
+      const db = chat.app.runtime.database.db;
+      expect((await findActor(db, crashed))!.state).toBe("stopped");
+      const current = sessionActor().id;
+      await chat.close();
+      chat = undefined;
+      const reopened = await openStoreOf(dir.path, store.env);
+      expect((await findActor(reopened.db, current))!.state).toBe("stopped");
+      await reopened.close();
+    } finally {
+      dir.remove();
+    }
+  });
+
+  test("the token can come from the vault (chat.token_from_vault), never from the environment", async () => {
+    const dir = tempDir();
+    const { env } = await fixture.fresh(kind);
+    try {
+      const discordToken = "MTIz.vault-kept.bot-token-abcdef0123456789";
+      const config = loadConfig({ env: { PLATFORM_DATA_DIR: dir.path, ...env } });
+      const opened = await openVault(config, createLogger({ level: "error", write: () => {} }));
+      await opened.vault.store.initialize();
+      await opened.vault.addService(
+        { name: "discord", template: "custom", base_url: "https://discord.com/api", injection: { type: "header", name: "Authorization", prefix: "Bot " }, credential: { token: discordToken } },
+        { name: "admin", services: ["*"] },
+      );
+      await opened.close();
+      chat = await startChat({ token: null, dataDir: dir.path, env: { PLATFORM_CHAT__TOKEN_FROM_VAULT: "discord", ...env }, discord: { token: discordToken } });
+      await chat.untilState("ready");
+      expect(chat.discord.requests.every((r) => r.authorized)).toBe(true);
+      expect(chat.lines.join("\n")).not.toContain(discordToken);
+      await chat.close();
+      // A service the vault does not have: the server runs, and says why it has no token.
+      chat = await startChat({ token: null, dataDir: dir.path, env: { PLATFORM_CHAT__TOKEN_FROM_VAULT: "nope", ...env } });
+      expect((await health()).subsystems.chat).toMatchObject({ state: "disconnected", reason: "the vault has no token for service nope" });
+      await chat.close();
+      chat = undefined;
+    } finally {
+      dir.remove();
+    }
+  });
 });

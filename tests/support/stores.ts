@@ -5,7 +5,8 @@
  */
 import { afterAll } from "bun:test";
 import { join } from "node:path";
-import { openDatabase, type DatabaseHandle } from "../../src/db/client.ts";
+import { loadConfig } from "../../src/config.ts";
+import { openDatabase, storeOptions, type DatabaseHandle } from "../../src/db/client.ts";
 import { postgresForFile, type PostgresServer } from "./postgres.ts";
 import { tempDir } from "./temp.ts";
 
@@ -38,3 +39,7 @@ export function storesForFile() {
     },
   };
 }
+
+/** Opens the store a runtime on `dataDir` with settings `env` uses, afresh: to read what it left once it stopped. */
+export const openStoreOf = (dataDir: string, env: Record<string, string> = {}): Promise<DatabaseHandle> =>
+  openDatabase(storeOptions(loadConfig({ env: { PLATFORM_DATA_DIR: dataDir, ...env } })));
