@@ -60,12 +60,16 @@ function buildBatchStatements(db: DbOrTx) {
   const changed = ["status", "state", "snapshot", "deadline", "updatedAt", "finishedAt", "revision"] as const;
   return {
     insert: insertRows(actors, ["id", "kind", "status", "state", "snapshot", "deadline", "createdAt", "updatedAt", "finishedAt", "owner", "fence", "revision"]),
-    // Fenced as one row's update is: a row changes only while its owner and token still match.
+    // Fenced as one row's update is: a row changes only while its owner and token still match. The planner takes
+    // the rows for a hundred (it cannot see into the parameter) and would scan the whole table for them; the
+    // list of their ids makes it look each one up by the primary key.
     update: overRows(
       actors,
       ["id", "owner", "fence", ...changed],
-      `UPDATE "actors" SET ${changed.map((k) => `"${actors[k].name}" = v."${k}"`).join(", ")} FROM`,
-      `WHERE "actors"."id" = v."id" AND "actors"."owner" = v."owner" AND "actors"."fence" = v."fence" RETURNING "actors"."id"`,
+      `WITH v AS MATERIALIZED (SELECT * FROM`,
+      `) UPDATE "actors" SET ${changed.map((k) => `"${actors[k].name}" = v."${k}"`).join(", ")} FROM v
+         WHERE "actors"."id" = v."id" AND "actors"."owner" = v."owner" AND "actors"."fence" = v."fence" AND "actors"."id" = ANY(ARRAY(SELECT v."id" FROM v))
+         RETURNING "actors"."id"`,
     ),
     log: insertRows(actorEvents, ["actorId", "revision", "snapshot", "at"]),
   };
