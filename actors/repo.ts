@@ -6,6 +6,7 @@
 import { and, asc, count, eq, gt, inArray, isNull, lt, notInArray, or, sql } from "drizzle-orm";
 import { dialectOf, execute, storeNow, tablesOf, timeParam, type DbOrTx } from "../src/db/client.ts";
 import { preparedOn } from "../src/db/prepared.ts";
+import { insertRows, overRows, runRows } from "../src/db/recordset.ts";
 import type { ActorEventRow, ActorMailRow, ActorRow } from "../src/db/schema.ts";
 
 const p = sql.placeholder;
@@ -50,14 +51,47 @@ const updateStatement = preparedOn((db) => {
     .prepare();
 });
 
-/** Stores a new actor's first snapshot; throws a unique violation (isUniqueViolation) when its id is taken. */
-export async function insertActor(db: DbOrTx, row: ActorRow): Promise<void> {
-  await insertStatement(db).execute({ ...row, finishedAt: timeParam(db, row.finishedAt) });
+// PostgreSQL writes a batch's rows of each table in one statement whose text is the same for any number of rows
+// (src/db/recordset.ts), built on first use; SQLite, in process, runs its prepared statement once per row.
+const pgStatements = (db: DbOrTx) => (batchStatements ??= buildBatchStatements(db));
+let batchStatements: ReturnType<typeof buildBatchStatements> | undefined;
+function buildBatchStatements(db: DbOrTx) {
+  const { actors, actorEvents } = tablesOf(db);
+  const changed = ["status", "state", "snapshot", "deadline", "updatedAt", "finishedAt", "revision"] as const;
+  return {
+    insert: insertRows(actors, ["id", "kind", "status", "state", "snapshot", "deadline", "createdAt", "updatedAt", "finishedAt", "owner", "fence", "revision"]),
+    // Fenced as one row's update is: a row changes only while its owner and token still match. The planner takes
+    // the rows for a hundred (it cannot see into the parameter) and would scan the whole table for them; the
+    // list of their ids makes it look each one up by the primary key.
+    update: overRows(
+      actors,
+      ["id", "owner", "fence", ...changed],
+      `WITH v AS MATERIALIZED (SELECT * FROM`,
+      `) UPDATE "actors" SET ${changed.map((k) => `"${actors[k].name}" = v."${k}"`).join(", ")} FROM v
+         WHERE "actors"."id" = v."id" AND "actors"."owner" = v."owner" AND "actors"."fence" = v."fence" AND "actors"."id" = ANY(ARRAY(SELECT v."id" FROM v))
+         RETURNING "actors"."id"`,
+    ),
+    log: insertRows(actorEvents, ["actorId", "revision", "snapshot", "at"]),
+  };
 }
 
-/** Stores a later snapshot; false when the writer no longer holds the actor (another owner or token). */
-export async function updateActor(db: DbOrTx, row: ActorRow): Promise<boolean> {
-  return (await updateStatement(db).execute({ ...row, finishedAt: timeParam(db, row.finishedAt) })).length > 0;
+/** Stores new actors' first snapshots; throws a unique violation (isUniqueViolation) when an id is taken. */
+export async function insertActors(db: DbOrTx, rows: ActorRow[]): Promise<void> {
+  if (!rows.length) return;
+  if (dialectOf(db) === "postgresql") return void (await runRows(db, pgStatements(db).insert(rows)));
+  for (const row of rows) await insertStatement(db).execute({ ...row, finishedAt: timeParam(db, row.finishedAt) });
+}
+
+/** Stores later snapshots; resolves with the ids of those the writer no longer holds (another owner or token), whose rows stay as they were. */
+export async function updateActors(db: DbOrTx, rows: ActorRow[]): Promise<string[]> {
+  if (!rows.length) return [];
+  let written: Set<string>;
+  if (dialectOf(db) === "postgresql") written = new Set((await runRows<{ id: string }>(db, pgStatements(db).update(rows))).map((r) => r.id));
+  else {
+    written = new Set();
+    for (const row of rows) for (const { id } of await updateStatement(db).execute({ ...row, finishedAt: timeParam(db, row.finishedAt) })) written.add(id);
+  }
+  return rows.filter((row) => !written.has(row.id)).map((row) => row.id);
 }
 
 export async function findActor(db: DbOrTx, id: string): Promise<ActorRow | undefined> {
@@ -107,8 +141,10 @@ const logStatement = preparedOn((db) => {
   return db.insert(actorEvents).values({ actorId: p("actorId"), revision: p("revision"), snapshot: p("snapshot"), at: p("at") }).prepare();
 });
 
-export async function logEvent(db: DbOrTx, row: ActorEventRow): Promise<void> {
-  await logStatement(db).execute(row);
+export async function logEvents(db: DbOrTx, rows: ActorEventRow[]): Promise<void> {
+  if (!rows.length) return;
+  if (dialectOf(db) === "postgresql") return void (await runRows(db, pgStatements(db).log(rows)));
+  for (const row of rows) await logStatement(db).execute(row);
 }
 
 /** The logged changes of an actor after `revision`, oldest first. */

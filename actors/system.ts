@@ -5,9 +5,10 @@
  * kinds an entry in the event log) joins a batch that the writer commits in one transaction as soon as the previous
  * batch is done: under load the batches grow and the commits stay few (group commit). `spawn` and `send` resolve
  * once the transition is committed, and subscribers hear of it only then, so what a stream shows has already
- * survived a crash. One actor's writes go in order; different actors' go out together. A batch that fails is
- * rolled back whole and each actor's writes are retried on their own, so a refused write fails only its actor,
- * which goes back to its last committed snapshot (kept in memory: no read is needed, even with the store gone).
+ * survived a crash. One actor's writes go in order; different actors' go out together, each table's rows in one
+ * statement on PostgreSQL. A batch that fails is rolled back whole and each actor's writes are retried on their
+ * own, so a refused write fails only its actor, which goes back to its last committed snapshot (kept in memory: no
+ * read is needed, even with the store gone).
  *
  * Ownership: each row names the node that holds the actor and a fencing token; a write changes the row only while
  * both still match, so a node that lost an actor to another (docs/deploy.md) can never write it again.
@@ -17,9 +18,9 @@
  */
 import { createActor, type Actor, type AnyStateMachine, type EventFrom, type InputFrom, type SnapshotFrom } from "xstate";
 import { isUniqueViolation, type Db, type DbOrTx } from "../src/db/client.ts";
-import type { ActorRow } from "../src/db/schema.ts";
+import type { ActorEventRow, ActorRow } from "../src/db/schema.ts";
 import type { Logger } from "../src/log.ts";
-import { claimActor, claimActors, deleteFinishedBefore, eventsAfter, findActor, insertActor, logEvent, notifyEvents, updateActor } from "./repo.ts";
+import { claimActor, claimActors, deleteFinishedBefore, eventsAfter, findActor, insertActors, logEvents, notifyEvents, updateActors } from "./repo.ts";
 
 export const DEADLINE = "DEADLINE" as const;
 export type DeadlineEvent = { type: typeof DEADLINE };
@@ -34,6 +35,12 @@ export interface ActorKind<M extends AnyStateMachine = AnyStateMachine> {
    * stored and the actor goes back to its last stored snapshot.
    */
   record?(tx: DbOrTx, id: string, snapshot: SnapshotFrom<M>, previous: SnapshotFrom<M> | undefined): Promise<void>;
+  /**
+   * `record` for a batch: the records of every transition of this kind in one transaction (each actor's in order),
+   * written at once, in place of `record` one by one: for a kind whose record is a row per actor, so that a batch
+   * writes them in one statement. Throwing refuses the batch's transitions (each actor's are then tried alone).
+   */
+  records?(tx: DbOrTx, changes: { id: string; snapshot: SnapshotFrom<M>; previous: SnapshotFrom<M> | undefined }[]): Promise<void>;
   /** Appends each transition to the event log, which subscribers on any node read in order (A2A task streams). */
   logged?: boolean;
   /** Called once for each actor restored (at boot, or taken over from a node that died), e.g. to resume its work. */
@@ -603,16 +610,56 @@ export class ActorSystem {
     this.#committed(batch);
   }
 
-  /** Writes the chains of one transaction, then announces the logged ones (delivered to other nodes on commit). */
+  /**
+   * Writes the chains of one transaction: each actor's row once, as its last transition left it (a row inserted
+   * and changed within one batch is inserted as it ends), the event log entries and the kinds' records of every
+   * transition; each table's rows together (one statement each on PostgreSQL). Then announces the logged ones
+   * (delivered to other nodes on commit).
+   */
   async #writeChains(tx: DbOrTx, chains: Write[][]): Promise<void> {
-    await writeAll(tx, chains, (tx, write) => this.#write(tx, write));
+    const inserted: ActorRow[] = [];
+    const updated: ActorRow[] = [];
+    const logged: ActorEventRow[] = [];
+    for (const chain of chains) {
+      const { entry, revision } = chain[0]!;
+      (revision === 1 && !entry.stored ? inserted : updated).push(this.#row(chain.at(-1)!));
+      if (entry.kind.logged && this.#shared) for (const { revision, persisted, at } of chain) logged.push({ actorId: entry.id, revision, snapshot: persisted, at });
+    }
+    await settleAll([
+      insertActors(tx, inserted).catch((error) => {
+        // Several new ids in one statement: which one is taken is found when each chain is retried alone.
+        throw isUniqueViolation(error) && inserted.length === 1 ? new ActorExistsError(inserted[0]!.id) : error;
+      }),
+      updateActors(tx, updated).then((fenced) => {
+        if (fenced.length) throw new ActorFencedError(fenced[0]!);
+      }),
+      logEvents(tx, logged),
+      ...this.#records(tx, chains),
+    ]);
     if (this.#shared) await notifyEvents(tx, chains.flat().filter((w) => w.entry.kind.logged).map((w) => `${w.entry.id}:${w.revision}`));
   }
 
-  /** Writes one transition: the snapshot row (fenced), the log entry and the kind's record. */
-  async #write(tx: DbOrTx, { entry, snapshot, previous, persisted, revision, at }: Write): Promise<void> {
+  /** The kinds' records of the chains' transitions: each actor's in order, a kind with `records` all at once. */
+  #records(tx: DbOrTx, chains: Write[][]): Promise<void>[] {
+    const together = new Map<ActorKind, Write[]>();
+    const alone: Write[][] = [];
+    for (const chain of chains) {
+      const { kind } = chain[0]!.entry;
+      if (kind.records) together.set(kind, (together.get(kind) ?? []).concat(chain));
+      else if (kind.record) alone.push(chain);
+    }
+    return [
+      ...[...together].map(([kind, writes]) => kind.records!(tx, writes.map(({ entry, snapshot, previous }) => ({ id: entry.id, snapshot, previous })))),
+      ...alone.map(async (chain) => {
+        for (const { entry, snapshot, previous } of chain) await entry.kind.record!(tx, entry.id, snapshot, previous);
+      }),
+    ];
+  }
+
+  /** The snapshot row a transition leaves. */
+  #row({ entry, snapshot, persisted, revision, at }: Write): ActorRow {
     const finished = snapshot.status !== "active";
-    const row: ActorRow = {
+    return {
       id: entry.id,
       kind: entry.kind.kind,
       status: snapshot.status === "active" ? "active" : snapshot.status === "error" ? "error" : "done",
@@ -626,15 +673,6 @@ export class ActorSystem {
       fence: entry.fence,
       revision,
     };
-    if (revision === 1 && !entry.stored) {
-      try {
-        await insertActor(tx, row);
-      } catch (error) {
-        throw isUniqueViolation(error) ? new ActorExistsError(entry.id) : error;
-      }
-    } else if (!(await updateActor(tx, row))) throw new ActorFencedError(entry.id);
-    if (entry.kind.logged && this.#shared) await logEvent(tx, { actorId: entry.id, revision, snapshot: persisted, at });
-    await entry.kind.record?.(tx, entry.id, snapshot, previous);
   }
 
   #committed(writes: Write[]): void {
@@ -718,17 +756,9 @@ export class ActorSystem {
   }
 }
 
-/**
- * Writes each actor's chain in order, the chains side by side (pipelined on PostgreSQL). Every chain is let finish
- * before the first error is thrown, so nothing is still writing when the transaction rolls back.
- */
-async function writeAll(tx: DbOrTx, chains: Write[][], write: (tx: DbOrTx, write: Write) => Promise<void>): Promise<void> {
-  const outcomes = await Promise.allSettled(
-    chains.map(async (chain) => {
-      for (const each of chain) await write(tx, each);
-    }),
-  );
-  const failure = outcomes.find((o) => o.status === "rejected");
+/** Awaits every write; each is let finish before the first error is thrown, so nothing is still writing when the transaction rolls back. */
+async function settleAll(writes: Promise<void>[]): Promise<void> {
+  const failure = (await Promise.allSettled(writes)).find((o) => o.status === "rejected");
   if (failure) throw (failure as PromiseRejectedResult).reason;
 }
 

@@ -1,5 +1,5 @@
 /**
- * `bun scripts/bench/cluster.ts [--seconds S] [--catalog-seconds S] [--rounds R] [--clients C] [--lease-ms L] [--kills K]`
+ * `bun scripts/bench/cluster.ts [--seconds S] [--catalog-seconds S] [--rounds R] [--clients C] [--lease-ms L] [--kills K] [--a2a-only]`
  *
  * The platform with SQLite against PostgreSQL as the store several nodes share. Every node is a real
  * `platform serve` process (this file, run as `node`, adds an `echo` tool and a `hold` tool that waits until
@@ -16,6 +16,8 @@
  *    on SQLite and on two nodes on PostgreSQL; then stock and stored orders are checked against what was placed.
  * 3. Failover: each time, a few running tasks on one of three nodes, followed over SSE on another node; the node
  *    is SIGKILLed, and the time until each task's final event (the node that took it over settled it) is taken.
+ *
+ * `--a2a-only` runs the first section alone.
  *
  * Every process and folder it makes is removed at the end, also after an error or Ctrl+C.
  */
@@ -57,6 +59,7 @@ async function main() {
       clients: { type: "string" },
       "lease-ms": { type: "string" },
       kills: { type: "string" },
+      "a2a-only": { type: "boolean" },
     },
   });
   const seconds = Number(values.seconds ?? 10);
@@ -64,7 +67,8 @@ async function main() {
   const rounds = Number(values.rounds ?? 5);
   const clients = Number(values.clients ?? 64);
   const leaseMs = Number(values["lease-ms"] ?? 3000);
-  const kills = Number(values.kills ?? 5);
+  const a2aOnly = values["a2a-only"] === true;
+  const kills = a2aOnly ? 0 : Number(values.kills ?? 5);
 
   const { serve, runPlatform } = await import("../../tests/support/cli.ts");
   const { openAuthorization } = await import("../../tests/a2a/support.ts");
@@ -217,7 +221,7 @@ async function main() {
 
     // --- 2. catalog orders under contention ---
     const pgCatalog = await newDatabase();
-    const catalogSetups = [
+    const catalogSetups = a2aOnly ? [] : [
       { name: "one node, SQLite", dir: "sqlite-catalog", url: undefined as string | undefined, count: 1, database: undefined as string | undefined },
       { name: "two nodes, PostgreSQL (round-robin)", dir: "pg-catalog", url: pgCatalog.url, count: 2, database: pgCatalog.name },
     ];
@@ -326,6 +330,7 @@ async function main() {
         ]),
     ]);
 
+    if (a2aOnly) return;
     const catalog = catalogTurns.map((turns) => ({ turns, all: pooled(turns.map((m) => m.round)) }));
     const sqliteOrders = tput(catalog[0]!.all);
     console.log(`\nCatalog: ${clients} clients each placing one order after the other (1 unit of one of ${productCount} products, round-robin), ${catalogSeconds} s per setup in ${rounds} rounds taking turns\n`);

@@ -1,7 +1,8 @@
 /** Queries on the `a2a_tasks`, `a2a_push_configs` and `a2a_push_attempts` tables. Each takes the database or the transaction it should run in. */
 import { and, count, desc, eq, gt, inArray, isNull, lte, notInArray, sql, type SQL } from "drizzle-orm";
-import { tablesOf, type DbOrTx } from "../db/client.ts";
+import { dialectOf, tablesOf, type DbOrTx } from "../db/client.ts";
 import { preparedOn } from "../db/prepared.ts";
+import { insertRows, runRows, type RowsStatement } from "../db/recordset.ts";
 import type { A2aPushAttemptRow, A2aPushConfigRow, A2aTaskRow } from "../db/schema.ts";
 import type { TaskState } from "./model.ts";
 
@@ -24,7 +25,19 @@ const countStatement = preparedOn((db) => {
   return db.select({ n: count() }).from(a2aTasks).where(eq(a2aTasks.state, sql.placeholder("state"))).prepare();
 });
 
+// PostgreSQL stores a batch's finished tasks in one statement (src/db/recordset.ts).
+let pgUpsert: RowsStatement | undefined;
+const pgUpsertStatement = (db: DbOrTx) =>
+  (pgUpsert ??= insertRows(tablesOf(db).a2aTasks, columns, { conflict: "id", update: columns.filter((c) => c !== "id" && c !== "createdAt") }));
+
 export const saveTask = async (db: DbOrTx, row: A2aTaskRow): Promise<void> => void (await upsertStatement(db).execute(row));
+
+/** Stores tasks as saveTask does, each at most once. */
+export async function saveTasks(db: DbOrTx, rows: A2aTaskRow[]): Promise<void> {
+  if (!rows.length) return;
+  if (dialectOf(db) === "postgresql") return void (await runRows(db, pgUpsertStatement(db)(rows)));
+  for (const row of rows) await saveTask(db, row);
+}
 export const findTask = async (db: DbOrTx, id: string): Promise<A2aTaskRow | undefined> => (await findStatement(db).execute({ id }))[0];
 export const countTasks = async (db: DbOrTx, state: TaskState): Promise<number> => Number((await countStatement(db).execute({ state }))[0]?.n ?? 0);
 

@@ -74,10 +74,8 @@ export class TaskManager {
     this.kind = {
       kind: taskKindName,
       machine: taskMachine,
-      // Only a finished task gets its row, in the transaction that stores its final snapshot.
-      record: async (tx, _id, snapshot) => {
-        if (snapshot.status !== "active") await repo.saveTask(tx, rowOf(snapshot));
-      },
+      // Only a finished task gets its row, in the transaction that stores its final snapshot (a batch's together).
+      records: (tx, changes) => repo.saveTasks(tx, changes.filter(({ snapshot }) => snapshot.status !== "active").map(({ snapshot }) => rowOf(snapshot))),
       // A finished task is read from its row, so its actor is let go at once.
       releaseFinal: true,
       // Streamed to subscribers on any node (on a store several nodes share), resumable from any revision.

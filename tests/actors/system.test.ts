@@ -202,6 +202,51 @@ describe.each(stores)("on %s", (kind) => {
     await handle.close();
   });
 
+  test("a batch writes many actors at once: each row as its last transition left it, each transition logged; a refused actor fails alone", async () => {
+    const store = await fixture.fresh(kind);
+    const handle = await store.open();
+    const streamed = { ...counterKind, logged: true };
+    const shared = (db: DatabaseHandle, node: string) => {
+      const actors = new ActorSystem({ db: db.db, log, retentionMs: 60_000, node, shared: true });
+      actors.register(streamed);
+      return actors;
+    };
+    const old = shared(handle, "old");
+    await Promise.all([old.spawn(streamed, "taken", { start: 0 }), old.spawn(streamed, "kept", { start: 0 })]);
+    // Another node takes one of them over, and holds an id the old node does not know.
+    const other = shared(await store.open(), "new");
+    expect(await other.adopt(streamed, "taken")).toBe(true);
+    await other.spawn(streamed, "elsewhere", { start: 0 });
+
+    // One turn, so one batch: two updates, an update fenced out, a new actor moved at once, a taken id.
+    const outcomes = Promise.allSettled([
+      old.send(streamed, "taken", { type: "INC" }),
+      old.send(streamed, "kept", { type: "INC" }),
+      old.send(streamed, "kept", { type: "INC" }),
+      old.spawn(streamed, "fresh", { start: 5 }),
+      old.spawn(streamed, "elsewhere", { start: 7 }),
+    ]);
+    old.tell(streamed, "fresh", { type: "INC" });
+    const [taken, ...rest] = await outcomes;
+    expect(String((taken as PromiseRejectedResult).reason)).toContain("is held by another node");
+    expect(rest.map((outcome) => outcome.status)).toEqual(["fulfilled", "fulfilled", "fulfilled", "rejected"]);
+    expect((rest[3] as PromiseRejectedResult).reason).toBeInstanceOf(ActorExistsError);
+
+    expect(await findActor(handle.db, "kept")).toMatchObject({ owner: "old", revision: 3, snapshot: { context: { count: 2 } } });
+    expect(await findActor(handle.db, "fresh")).toMatchObject({ owner: "old", fence: 1, revision: 2, snapshot: { context: { count: 6 } } });
+    expect(await findActor(handle.db, "taken")).toMatchObject({ owner: "new", fence: 2, revision: 1, snapshot: { context: { count: 0 } } });
+    expect(await findActor(handle.db, "elsewhere")).toMatchObject({ owner: "new", snapshot: { context: { count: 0 } } });
+    const logged = async (id: string) => (await old.history(id, 0)).map(({ revision, snapshot }) => [revision, count(snapshot)]);
+    expect(await logged("kept")).toEqual([[1, 0], [2, 1], [3, 2]]);
+    expect(await logged("fresh")).toEqual([[1, 5], [2, 6]]);
+    expect(await logged("taken")).toEqual([[1, 0]]);
+    expect(old.get(streamed, "taken")).toBeUndefined();
+    expect(old.get(streamed, "fresh")!.getSnapshot().context.count).toBe(6);
+    await old.stop();
+    await other.stop();
+    await handle.close();
+  });
+
   test("a transition whose store keeps failing is retried no sooner than a second later, not in a loop", async () => {
     const handle = await (await fixture.fresh(kind)).open();
     const lines: string[] = [];
