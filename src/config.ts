@@ -112,7 +112,11 @@ export const ConfigSchema = Type.Object(
       cache_ttl_ms: Type.Integer({ minimum: 0, maximum: 600_000, default: 1000 }),
       audit: Section({
         enabled: Type.Boolean({ default: true }),
-        /** file://<path>, syslog://host:port[?transport=tcp] or kafka://host:port/topic; empty means <data_dir>/audit.jsonl. */
+        /**
+         * file://<path>, syslog://host:port[?transport=tcp], kafka://host:port/topic, or store:// (the authz_audit table
+         * of the store this node uses). Empty means store:// on a store several nodes share (PostgreSQL), else
+         * <data_dir>/audit.jsonl.
+         */
         destination: Type.String({ default: "" }),
         buffer_size: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 10_000 }),
       }),

@@ -42,6 +42,20 @@ test("the compiled executable serves /health from an empty folder", async () => 
   }
 });
 
+test("the compiled executable audits to its store and platform audit reads it back", async () => {
+  const dataDir = join(dir.path, "audited");
+  const env = { PLATFORM_AUTHORIZATION__AUDIT__DESTINATION: "store://" };
+  const server = await serve(dataDir, { command: [executable], env });
+  // No verified caller identity: denied before policy, and audited.
+  const answer = await fetch(`${server.url}/rpc`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "task.send", params: { type: "health" } }) });
+  const { error } = (await answer.json()) as { error: { data: { auditId: string } } };
+  expect(await server.stop()).toBe(0);
+  const read = await runPlatform(["audit", "--json", "--data-dir", dataDir], { command: [executable], cwd: dir.path, env });
+  expect(read.code).toBe(0);
+  const records = read.stdout.trim().split("\n").map((line) => JSON.parse(line));
+  expect(records.find((r) => r.audit_id === error.data.auditId)).toMatchObject({ action: "task.send", decision: "denied", caller_spiffe_id: null });
+});
+
 test("the compiled executable runs an MCP server over stdio", async () => {
   const client = new Client({ name: "test", version: "1.0.0" });
   await client.connect(

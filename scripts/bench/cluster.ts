@@ -21,11 +21,11 @@
  *
  * Every process and folder it makes is removed at the end, also after an error or Ctrl+C.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { closedLoop, cpuSeconds, inTurns, median, percentile, pooled, printTable, statFields, type Round } from "./support.ts";
+import { closedLoop, cpuSeconds, inTurns, median, percentile, pooled, postmasterOf, printTable, treeCpuSeconds, type Round } from "./support.ts";
 
 // --- a node: `platform serve` with two trivial tools (each tool is an A2A task type) ---
 
@@ -487,35 +487,6 @@ async function statementsIn(admin: InstanceType<typeof Bun.SQL>, database: strin
     [database],
   )) as { id: string; query: string; calls: number; ms: number }[];
   return new Map(rows.map((r) => [r.id, { query: r.query, calls: r.calls, ms: r.ms }]));
-}
-
-/** The pid of the PostgreSQL server listening on `port` (its command line names the port). */
-function postmasterOf(port: number): number {
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const args = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0");
-      if (args[0]?.endsWith("postgres") && args[args.indexOf("-p") + 1] === String(port)) return Number(entry);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  throw new Error(`no PostgreSQL server found listening on port ${port}`);
-}
-
-/** CPU seconds of a process and of all its children, living or ended (PostgreSQL's backends are the postmaster's children). */
-async function treeCpuSeconds(parent: number): Promise<number> {
-  let total = await cpuSeconds(parent);
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const fields = statFields(await Bun.file(`/proc/${entry}/stat`).text());
-      if (Number(fields[1]) === parent) total += await cpuSeconds(Number(entry), { children: false });
-    } catch {
-      // ended meanwhile: its time is in the parent's children's time
-    }
-  }
-  return total;
 }
 
 // Dispatched last, so every declaration above is initialised.

@@ -1,4 +1,5 @@
 /** Shared pieces of the benchmark scripts: statistics, a table printer, and a loopback load generator. */
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
 export const root = join(import.meta.dir, "../..");
@@ -155,4 +156,33 @@ export async function rssMiB(pid: number): Promise<number> {
   const status = await Bun.file(`/proc/${pid}/status`).text();
   const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]);
   return kb / 1024;
+}
+
+/** The pid of the PostgreSQL server listening on `port` (its command line names the port). */
+export function postmasterOf(port: number): number {
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const args = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0");
+      if (args[0]?.endsWith("postgres") && args[args.indexOf("-p") + 1] === String(port)) return Number(entry);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  throw new Error(`no PostgreSQL server found listening on port ${port}`);
+}
+
+/** CPU seconds of a process and of all its children, living or ended (PostgreSQL's backends are the postmaster's children). */
+export async function treeCpuSeconds(parent: number): Promise<number> {
+  let total = await cpuSeconds(parent);
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const fields = statFields(await Bun.file(`/proc/${entry}/stat`).text());
+      if (Number(fields[1]) === parent) total += await cpuSeconds(Number(entry), { children: false });
+    } catch {
+      // ended meanwhile: its time is in the parent's children's time
+    }
+  }
+  return total;
 }

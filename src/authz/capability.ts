@@ -94,7 +94,10 @@ export const authzCapability: CapabilityFactory = async (runtime) => {
     });
 
   const audit = settings.audit.enabled
-    ? new AuditLog(auditTransport(settings.audit.destination, { dataDir: config.data_dir, log }), { capacity: settings.audit.buffer_size, log })
+    ? new AuditLog(auditTransport(settings.audit.destination, { dataDir: config.data_dir, log, database: runtime.database, node: runtime.actors.node }), {
+        capacity: settings.audit.buffer_size,
+        log,
+      })
     : undefined;
   const service = (parts.service = new AuthzService({
     provider,

@@ -1,4 +1,5 @@
 /** Every CLI verb, in the order `platform --help` lists them. */
+import { auditVerb } from "./audit.ts";
 import { catalogVerb } from "./catalog.ts";
 import { clusterVerb } from "./cluster.ts";
 import { hookVerb } from "./hook.ts";
@@ -10,4 +11,4 @@ import type { Verb } from "./verb.ts";
 import { vaultVerb } from "./vault.ts";
 import { versionVerb } from "./version.ts";
 
-export const verbs: Verb[] = [serveVerb, mcpVerb, identityVerb, vaultVerb, hookVerb, catalogVerb, clusterVerb, lspVerb, versionVerb];
+export const verbs: Verb[] = [serveVerb, mcpVerb, identityVerb, vaultVerb, hookVerb, catalogVerb, clusterVerb, auditVerb, lspVerb, versionVerb];

@@ -55,7 +55,7 @@ const kinds = ({ total, byKind }: { total: number; byKind: Record<string, number
 };
 
 /** Columns padded to their widest cell. */
-function table(header: string[], rows: string[][]): string[] {
+export function table(header: string[], rows: string[][]): string[] {
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
   return [header, ...rows].map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join("  "));
 }

@@ -10,9 +10,11 @@ import s6 from "./migrations/0006_a2a_push.sql" with { type: "text" };
 import s7 from "./migrations/0007_browser.sql" with { type: "text" };
 import s8 from "./migrations/0008_catalog_contract.sql" with { type: "text" };
 import s9 from "./migrations/0009_cluster.sql" with { type: "text" };
+import s10 from "./migrations/0010_authz_audit.sql" with { type: "text" };
 import pJournal from "./migrations-pg/meta/_journal.json";
 import p0 from "./migrations-pg/0000_platform.sql" with { type: "text" };
 import p1 from "./migrations-pg/0001_catalog_changes.sql" with { type: "text" };
+import p2 from "./migrations-pg/0002_authz_audit.sql" with { type: "text" };
 
 export const migrations = {
   sqlite: {
@@ -28,6 +30,7 @@ export const migrations = {
       "0007_browser": s7,
       "0008_catalog_contract": s8,
       "0009_cluster": s9,
+      "0010_authz_audit": s10,
     } as Record<string, string>,
   },
   postgresql: {
@@ -35,6 +38,7 @@ export const migrations = {
     sql: {
       "0000_platform": p0,
       "0001_catalog_changes": p1,
+      "0002_authz_audit": p2,
     } as Record<string, string>,
   },
 };

@@ -338,3 +338,23 @@ export const browserResults = pgTable(
   },
   (table) => [index("browser_results_created_at").on(table.createdAt)],
 );
+
+// --- authorization ---
+
+export const authzAudit = pgTable(
+  "authz_audit",
+  {
+    auditId: text("audit_id").primaryKey(),
+    at: time("at").notNull(),
+    node: text("node").notNull(),
+    callerSpiffeId: text("caller_spiffe_id"),
+    calleeSpiffeId: text("callee_spiffe_id"),
+    action: text("action").notNull(),
+    decision: text("decision", { enum: ["allowed", "denied"] }).notNull(),
+    reason: text("reason").notNull(),
+    policyVersion: text("policy_version").notNull(),
+    context: json("context").$type<Record<string, unknown>>().notNull(),
+    result: json("result").$type<Record<string, unknown>>(),
+  },
+  (table) => [index("authz_audit_at").on(table.at)],
+);

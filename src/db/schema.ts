@@ -402,3 +402,26 @@ export const browserResults = sqliteTable(
   (table) => [index("browser_results_created_at").on(table.createdAt)],
 );
 export type BrowserResultRow = typeof browserResults.$inferSelect;
+
+// --- authorization ---
+
+/** One row per authorization decision, from every node (`authorization.audit.destination: store://`). */
+export const authzAudit = sqliteTable(
+  "authz_audit",
+  {
+    /** The decision's audit id: a batch delivered again after a commit whose answer was lost inserts nothing twice. */
+    auditId: text("audit_id").primaryKey(),
+    at: integer("at", { mode: "timestamp_ms" }).notNull(),
+    node: text("node").notNull(),
+    callerSpiffeId: text("caller_spiffe_id"),
+    calleeSpiffeId: text("callee_spiffe_id"),
+    action: text("action").notNull(),
+    decision: text("decision", { enum: ["allowed", "denied"] }).notNull(),
+    reason: text("reason").notNull(),
+    policyVersion: text("policy_version").notNull(),
+    context: text("context", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    result: text("result", { mode: "json" }).$type<Record<string, unknown>>(),
+  },
+  (table) => [index("authz_audit_at").on(table.at)],
+);
+export type AuthzAuditRow = typeof authzAudit.$inferSelect;

@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createSocket } from "node:dgram";
 import { mkdirSync, readFileSync, renameSync, rmdirSync } from "node:fs";
 import { createServer } from "node:net";
@@ -6,15 +6,23 @@ import { join } from "node:path";
 import { auditTransport } from "../../src/authz/audit/destination.ts";
 import { AuditLog, type AuditRecord } from "../../src/authz/audit/log.ts";
 import { AuthzConfigError } from "../../src/authz/errors.ts";
+import { openDatabase, type DatabaseHandle } from "../../src/db/client.ts";
 import { tempDir } from "../support/temp.ts";
 import { quiet } from "./support.ts";
 
 const dir = tempDir();
 const cleanups: (() => unknown)[] = [];
+// The store the transports are given (the store destination itself is tested in audit-store.test.ts).
+let database: DatabaseHandle;
+beforeAll(async () => {
+  database = await openDatabase(join(dir.path, "platform.db"));
+});
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
+  await database.close();
   dir.remove();
 });
+const setting = () => ({ dataDir: dir.path, log: quiet, database, node: "test-node" });
 
 let n = 0;
 const record = (decision: AuditRecord["decision"] = "denied"): AuditRecord => ({
@@ -30,7 +38,7 @@ const record = (decision: AuditRecord["decision"] = "denied"): AuditRecord => ({
 });
 
 const open = (destination: string, capacity = 100) => {
-  const log = new AuditLog(auditTransport(destination, { dataDir: dir.path, log: quiet }), { capacity, log: quiet, firstRetryMs: 60_000 });
+  const log = new AuditLog(auditTransport(destination, setting()), { capacity, log: quiet, firstRetryMs: 60_000 });
   cleanups.push(() => log.close());
   return log;
 };
@@ -72,8 +80,8 @@ describe("file destination", () => {
     expect(readFileSync(path, "utf8").trim().split("\n").map((l) => JSON.parse(l).audit_id)).toEqual(records.map((r) => r.audit_id));
   });
 
-  test("the default destination is audit.jsonl in the data dir", () => {
-    expect(auditTransport("", { dataDir: dir.path, log: quiet }).description).toBe(`file://${join(dir.path, "audit.jsonl")}`);
+  test("the default destination on SQLite (one node) is audit.jsonl in the data dir", () => {
+    expect(auditTransport("", setting()).description).toBe(`file://${join(dir.path, "audit.jsonl")}`);
   });
 });
 
@@ -169,10 +177,18 @@ describe("kafka destination", () => {
 });
 
 describe("destination syntax", () => {
-  for (const bad of ["ftp://x", "syslog://nohost", "syslog://h:99999", "syslog://h:514?transport=quic", "kafka://h:9092", "kafka://h:9092/bad topic", "file://"])
+  for (const bad of ["ftp://x", "syslog://nohost", "syslog://h:99999", "syslog://h:514?transport=quic", "kafka://h:9092", "kafka://h:9092/bad topic", "file://", "store://db.internal/audit", "store"])
     test(`refuses ${bad}`, () => {
-      expect(() => auditTransport(bad, { dataDir: dir.path, log: quiet })).toThrow(AuthzConfigError);
+      expect(() => auditTransport(bad, setting())).toThrow(AuthzConfigError);
     });
+  test("says what is wrong and what it takes", () => {
+    expect(() => auditTransport("store://db.internal/audit", setting())).toThrow(
+      `authorization.audit.destination "store://db.internal/audit": store:// names no place of its own: it is the store this node uses (database.url, else the data dir's SQLite file)`,
+    );
+    expect(() => auditTransport("postgres://db/audit", setting())).toThrow(
+      `authorization.audit.destination "postgres://db/audit": use file://<path>, syslog://host:port[?transport=tcp], kafka://host:port/topic or store://`,
+    );
+  });
 });
 
 test("a closed log counts what it could not deliver", async () => {

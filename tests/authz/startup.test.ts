@@ -44,6 +44,15 @@ test("policy_path must name a loaded package", async () => {
   );
 });
 
+test("an audit destination it cannot use stops start-up, saying why", async () => {
+  await expect(start({ PLATFORM_AUTHORIZATION__AUDIT__DESTINATION: "store://db.internal:5432/audit" })).rejects.toThrow(
+    'authorization.audit.destination "store://db.internal:5432/audit": store:// names no place of its own',
+  );
+  await expect(start({ PLATFORM_AUTHORIZATION__AUDIT__DESTINATION: "postgres://db.internal/audit" })).rejects.toThrow(
+    'authorization.audit.destination "postgres://db.internal/audit": use file://<path>, syslog://host:port[?transport=tcp], kafka://host:port/topic or store://',
+  );
+});
+
 test("a policy that does not parse stops start-up with file:line", async () => {
   const policies = policyDir({ "authz.rego": authz, "broken.rego": "package platform.authz\n\nallow if {\n  input.x ==\n}\n" });
   await expect(start({ PLATFORM_AUTHORIZATION__POLICY_DIR: policies })).rejects.toThrow(/^broken\.rego:\d+: rego_parse_error: /);

@@ -1,13 +1,32 @@
 /** Turns `authorization.audit.destination` into a transport; a malformed destination is a start-up error. */
 import { isAbsolute, join } from "node:path";
+import type { DatabaseHandle } from "../../db/client.ts";
 import type { Logger } from "../../log.ts";
 import { AuthzConfigError } from "../errors.ts";
 import { fileTransport } from "./file.ts";
 import { kafkaTransport } from "./kafka.ts";
 import type { AuditTransport } from "./log.ts";
+import { storeTransport } from "./store.ts";
 import { syslogTransport } from "./syslog.ts";
 
-export function auditTransport(destination: string, { dataDir, log }: { dataDir: string; log: Logger }): AuditTransport {
+export interface AuditSetting {
+  dataDir: string;
+  log: Logger;
+  /** The store this node uses, and the node's id, recorded with each of its decisions there. */
+  database: DatabaseHandle;
+  node: string;
+}
+
+/**
+ * Whether decisions go to the store: `store://`, or no destination on a store several nodes share (PostgreSQL), so
+ * that every node's decisions are read in one place. On SQLite (one node) the default is the data dir's
+ * audit.jsonl, which keeps decisions off the store's one writer.
+ */
+export const auditsToStore = (destination: string, { shared }: Pick<DatabaseHandle, "shared">): boolean =>
+  destination === "store://" || (destination === "" && shared);
+
+export function auditTransport(destination: string, { dataDir, log, database, node }: AuditSetting): AuditTransport {
+  if (auditsToStore(destination, database)) return storeTransport(database, node);
   if (destination === "") return fileTransport(join(dataDir, "audit.jsonl"));
   const [, scheme, rest] = /^([a-z]+):\/\/(.*)$/.exec(destination) ?? [];
   const fail = (why: string): never => {
@@ -30,8 +49,10 @@ export function auditTransport(destination: string, { dataDir, log }: { dataDir:
       const brokers = rest!.slice(0, slash).split(",").map((b) => hostPort(b, fail)).map(({ host, port }) => `${host}:${port}`);
       return kafkaTransport({ brokers, topic }, log);
     }
+    case "store":
+      return fail("store:// names no place of its own: it is the store this node uses (database.url, else the data dir's SQLite file)");
   }
-  return fail("use file://<path>, syslog://host:port[?transport=tcp] or kafka://host:port/topic");
+  return fail("use file://<path>, syslog://host:port[?transport=tcp], kafka://host:port/topic or store://");
 }
 
 function hostPort(text: string, fail: (why: string) => never): { host: string; port: number } {

@@ -1,0 +1,89 @@
+/** Queries on the `authz_audit` table. Each takes the database or the transaction it should run in. */
+import { and, desc, eq, gte, type SQL } from "drizzle-orm";
+import { tablesOf, type DbOrTx } from "../../db/client.ts";
+import type { AuthzAuditRow } from "../../db/schema.ts";
+import type { AuditRecord } from "./log.ts";
+
+/** A stored record: the record as every destination writes it, and the node that made the decision. */
+export type StoredAuditRecord = AuditRecord & { node: string };
+
+/**
+ * One multi-row INSERT for the whole batch. A record already stored (its batch committed, but the answer was lost
+ * and the batch is delivered again) is skipped, not duplicated.
+ */
+export async function insertAuditRecords(db: DbOrTx, node: string, records: readonly AuditRecord[]): Promise<void> {
+  if (!records.length) return;
+  const { authzAudit } = tablesOf(db);
+  await db
+    .insert(authzAudit)
+    .values(records.map((record) => toRow(node, record)))
+    .onConflictDoNothing({ target: authzAudit.auditId });
+}
+
+export interface AuditFilter {
+  /** Only decisions made at or after this time. */
+  since?: Date;
+  decision?: AuditRecord["decision"];
+  limit: number;
+}
+
+/** The newest records first. */
+export async function listAuditRecords(db: DbOrTx, { since, decision, limit }: AuditFilter): Promise<StoredAuditRecord[]> {
+  const { authzAudit } = tablesOf(db);
+  const conditions: SQL[] = [];
+  if (since) conditions.push(gte(authzAudit.at, since));
+  if (decision) conditions.push(eq(authzAudit.decision, decision));
+  const rows = await db
+    .select()
+    .from(authzAudit)
+    .where(and(...conditions))
+    .orderBy(desc(authzAudit.at), desc(authzAudit.auditId))
+    .limit(limit);
+  return rows.map(fromRow);
+}
+
+/**
+ * PostgreSQL takes neither NUL nor a lone surrogate in text or jsonb, and a caller's context can carry either: such
+ * a record is stored with U+FFFD in their place (on both stores alike) rather than failing its batch on every retry.
+ * JSON.stringify escapes exactly those, so one look at its text finds them.
+ */
+const unstorable = /\\u0000|\\ud[89a-f][0-9a-f]{2}/i;
+const storable = (value: unknown): unknown =>
+  typeof value === "string"
+    ? value.toWellFormed().replaceAll("\0", "\uFFFD")
+    : Array.isArray(value)
+      ? value.map(storable)
+      : value !== null && typeof value === "object"
+        ? Object.fromEntries(Object.entries(value).map(([key, inner]) => [storable(key), storable(inner)]))
+        : value;
+
+const toRow = (node: string, given: AuditRecord): AuthzAuditRow => {
+  const record = unstorable.test(JSON.stringify(given)) ? (storable(given) as AuditRecord) : given;
+  return {
+    auditId: record.audit_id,
+    at: new Date(record.timestamp),
+    node,
+    callerSpiffeId: record.caller_spiffe_id,
+    calleeSpiffeId: record.callee_spiffe_id,
+    action: record.action,
+    decision: record.decision,
+    reason: record.reason,
+    policyVersion: record.policy_version,
+    context: record.context,
+    result: record.result ?? null,
+  };
+};
+
+const fromRow = (row: AuthzAuditRow): StoredAuditRecord => ({
+  timestamp: row.at.toISOString(),
+  audit_id: row.auditId,
+  node: row.node,
+  caller_spiffe_id: row.callerSpiffeId,
+  callee_spiffe_id: row.calleeSpiffeId,
+  action: row.action,
+  decision: row.decision,
+  reason: row.reason,
+  policy_version: row.policyVersion,
+  context: row.context,
+  ...(row.result ? { result: row.result } : {}),
+});
