@@ -27,13 +27,18 @@ export function overRows(table: Table, keys: readonly string[], before: string, 
 }
 
 /**
- * `INSERT INTO table (<keys' columns>) SELECT ... FROM <rows>`; with `update`, a row whose `conflict` key exists
- * already has those keys' columns set from it instead (an upsert; one statement must not name a row twice then).
+ * `INSERT INTO table (<keys' columns>) SELECT ... FROM <rows>`. With `conflict`, a row whose `conflict` key exists
+ * already is skipped, or with `update` has those keys' columns set from it instead (an upsert; one statement must
+ * not name a row twice then).
  */
-export function insertRows(table: Table, keys: readonly string[], upsert?: { conflict: string; update: readonly string[] }): RowsStatement {
+export function insertRows(table: Table, keys: readonly string[], upsert?: { conflict: string; update?: readonly string[] }): RowsStatement {
   const columns = getTableColumns(table);
   const column = (key: string) => quote(columns[key]!.name);
-  const onConflict = upsert ? `ON CONFLICT (${column(upsert.conflict)}) DO UPDATE SET ${upsert.update.map((k) => `${column(k)} = excluded.${column(k)}`).join(", ")}` : "";
+  const onConflict = !upsert
+    ? ""
+    : upsert.update
+      ? `ON CONFLICT (${column(upsert.conflict)}) DO UPDATE SET ${upsert.update.map((k) => `${column(k)} = excluded.${column(k)}`).join(", ")}`
+      : `ON CONFLICT (${column(upsert.conflict)}) DO NOTHING`;
   return overRows(table, keys, `INSERT INTO ${quote(getTableName(table))} (${keys.map(column).join(", ")}) SELECT ${keys.map((k) => `v.${quote(k)}`).join(", ")} FROM`, onConflict);
 }
 

@@ -1,6 +1,7 @@
 /** Queries on the `authz_audit` table. Each takes the database or the transaction it should run in. */
 import { and, desc, eq, gte, type SQL } from "drizzle-orm";
-import { tablesOf, type DbOrTx } from "../../db/client.ts";
+import { dialectOf, tablesOf, type DbOrTx } from "../../db/client.ts";
+import { insertRows, runRows, type RowsStatement } from "../../db/recordset.ts";
 import type { AuthzAuditRow } from "../../db/schema.ts";
 import type { AuditRecord } from "./log.ts";
 
@@ -13,12 +14,21 @@ export type StoredAuditRecord = AuditRecord & { node: string };
  */
 export async function insertAuditRecords(db: DbOrTx, node: string, records: readonly AuditRecord[]): Promise<void> {
   if (!records.length) return;
+  const rows = records.map((record) => toRow(node, record));
+  if (dialectOf(db) === "postgresql") return void (await runRows(db, pgInsertStatement(db)(rows)));
   const { authzAudit } = tablesOf(db);
-  await db
-    .insert(authzAudit)
-    .values(records.map((record) => toRow(node, record)))
-    .onConflictDoNothing({ target: authzAudit.auditId });
+  await db.insert(authzAudit).values(rows).onConflictDoNothing({ target: authzAudit.auditId });
 }
+
+// PostgreSQL takes a batch as one jsonb parameter (src/db/recordset.ts): one SQL text whatever the batch's size, so
+// it is prepared once, and no value is built into the statement one by one.
+let pgInsert: RowsStatement | undefined;
+const pgInsertStatement = (db: DbOrTx) =>
+  (pgInsert ??= insertRows(
+    tablesOf(db).authzAudit,
+    ["auditId", "at", "node", "callerSpiffeId", "calleeSpiffeId", "action", "decision", "reason", "policyVersion", "context", "result"],
+    { conflict: "auditId" },
+  ));
 
 export interface AuditFilter {
   /** Only decisions made at or after this time. */
