@@ -19,6 +19,7 @@
 import { createActor, type Actor, type AnyStateMachine, type EventFrom, type InputFrom, type SnapshotFrom } from "xstate";
 import { isUniqueViolation, type Db, type DbOrTx } from "../src/db/client.ts";
 import type { ActorEventRow, ActorRow } from "../src/db/schema.ts";
+import { makeStorable, refusedText } from "../src/db/storable.ts";
 import type { Logger } from "../src/log.ts";
 import { claimActor, claimActors, deleteFinishedBefore, eventsAfter, findActor, insertActors, logEvents, notifyEvents, updateActors } from "./repo.ts";
 
@@ -595,10 +596,9 @@ export class ActorSystem {
     try {
       await this.#db.transaction((tx) => this.#writeChains(tx, chains));
     } catch (error) {
-      if (chains.length === 1) return this.#failed(chains[0]!, error);
       for (const chain of chains) {
         try {
-          await this.#db.transaction((tx) => this.#writeChains(tx, [chain]));
+          await this.#storeAlone(chain, chains.length === 1 ? error : undefined);
         } catch (error) {
           this.#failed(chain, error);
           continue;
@@ -608,6 +608,24 @@ export class ActorSystem {
       return;
     }
     this.#committed(batch);
+  }
+
+  /**
+   * One actor's writes in a transaction of their own (unless `refused` already tells why they failed alone). Text
+   * PostgreSQL cannot hold is stored with U+FFFD in its place, in memory too (src/db/storable.ts).
+   */
+  async #storeAlone(chain: Write[], refused?: unknown): Promise<void> {
+    try {
+      if (refused) throw refused;
+      await this.#db.transaction((tx) => this.#writeChains(tx, [chain]));
+    } catch (error) {
+      if (!refusedText(error)) throw error;
+      for (const write of chain) {
+        makeStorable(write.persisted);
+        makeStorable(write.snapshot.context);
+      }
+      await this.#db.transaction((tx) => this.#writeChains(tx, [chain]));
+    }
   }
 
   /**

@@ -43,6 +43,14 @@ describe.each(stores)("on %s", (kind) => {
     expect(health.result).toMatchObject({ status: "ok", subsystems: { a2a: { status: "ok" } } });
   });
 
+  test("text PostgreSQL cannot hold in a caller's metadata (NUL, half a surrogate pair) is stored replaced there and as is in SQLite; the task runs", async () => {
+    const note = "a\u0000b \ud800";
+    const sent = (await rpc(base, call("task.send", { type: "add", payload: { a: 1 }, metadata: { note } }))).body.result;
+    expect(sent).toMatchObject({ state: "completed", result: { content: [{ type: "text", text: "2" }] } });
+    const stored = (await rpc(base, call("task.status", { id: sent.id }))).body.result;
+    expect(stored.metadata.note).toBe(kind === "postgresql" ? "a\uFFFDb \uFFFD" : note);
+  });
+
   test("invalid tool arguments and a failing tool fail the task with the tool's own message", async () => {
     const invalid = (await rpc(base, call("task.send", { type: "add", payload: { a: "two" } }))).body.result;
     expect(invalid).toMatchObject({ state: "failed", error: expect.stringContaining("Invalid arguments for tool add: a:") });

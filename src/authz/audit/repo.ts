@@ -2,6 +2,7 @@
 import { and, desc, eq, gte, type SQL } from "drizzle-orm";
 import { dialectOf, tablesOf, type DbOrTx } from "../../db/client.ts";
 import { insertRows, runRows, type RowsStatement } from "../../db/recordset.ts";
+import { makeStorable, refusedText } from "../../db/storable.ts";
 import type { AuthzAuditRow } from "../../db/schema.ts";
 import type { AuditRecord } from "./log.ts";
 
@@ -15,9 +16,19 @@ export type StoredAuditRecord = AuditRecord & { node: string };
 export async function insertAuditRecords(db: DbOrTx, node: string, records: readonly AuditRecord[]): Promise<void> {
   if (!records.length) return;
   const rows = records.map((record) => toRow(node, record));
-  if (dialectOf(db) === "postgresql") return void (await runRows(db, pgInsertStatement(db)(rows)));
-  const { authzAudit } = tablesOf(db);
-  await db.insert(authzAudit).values(rows).onConflictDoNothing({ target: authzAudit.auditId });
+  if (dialectOf(db) !== "postgresql") {
+    const { authzAudit } = tablesOf(db);
+    return void (await db.insert(authzAudit).values(rows).onConflictDoNothing({ target: authzAudit.auditId }));
+  }
+  try {
+    await runRows(db, pgInsertStatement(db)(rows));
+  } catch (error) {
+    // A caller's context can carry text PostgreSQL cannot hold: it is stored replaced, not left to fail its
+    // batch on every retry (src/db/storable.ts).
+    if (!refusedText(error)) throw error;
+    makeStorable(rows);
+    await runRows(db, pgInsertStatement(db)(rows));
+  }
 }
 
 // PostgreSQL takes a batch as one jsonb parameter (src/db/recordset.ts): one SQL text whatever the batch's size, so
@@ -52,23 +63,7 @@ export async function listAuditRecords(db: DbOrTx, { since, decision, limit }: A
   return rows.map(fromRow);
 }
 
-/**
- * PostgreSQL takes neither NUL nor a lone surrogate in text or jsonb, and a caller's context can carry either: such
- * a record is stored with U+FFFD in their place (on both stores alike) rather than failing its batch on every retry.
- * JSON.stringify escapes exactly those, so one look at its text finds them.
- */
-const unstorable = /\\u0000|\\ud[89a-f][0-9a-f]{2}/i;
-const storable = (value: unknown): unknown =>
-  typeof value === "string"
-    ? value.toWellFormed().replaceAll("\0", "\uFFFD")
-    : Array.isArray(value)
-      ? value.map(storable)
-      : value !== null && typeof value === "object"
-        ? Object.fromEntries(Object.entries(value).map(([key, inner]) => [storable(key), storable(inner)]))
-        : value;
-
-const toRow = (node: string, given: AuditRecord): AuthzAuditRow => {
-  const record = unstorable.test(JSON.stringify(given)) ? (storable(given) as AuditRecord) : given;
+const toRow = (node: string, record: AuditRecord): AuthzAuditRow => {
   return {
     auditId: record.audit_id,
     at: new Date(record.timestamp),
