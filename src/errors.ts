@@ -5,6 +5,7 @@
  */
 import { NotFoundError, ParseError, ValidationError } from "elysia";
 import { storeUnavailableMessage, storeUnreachable } from "./db/client.ts";
+import { refusedText, UnstorableText } from "./db/storable.ts";
 import { JsonTooDeep } from "./strict-json.ts";
 
 /**
@@ -52,6 +53,7 @@ export function classify(error: unknown, context: { method: string; path: string
   if (error instanceof ParseError) return failure("MALFORMED_JSON", 400, "The request body is not valid JSON");
   if (error instanceof JsonTooDeep) return failure("MALFORMED_JSON", 400, `The request body ${error.message.replace(/^JSON /, "")}`);
   if (error instanceof ValidationError) return failure("VALIDATION", 400, error.messageValue?.message ?? "Invalid request");
+  if (refusedText(error)) return classify(new UnstorableText(error), context);
   const status = (error as { status?: unknown } | null)?.status;
   if (typeof status === "number" && status >= 400 && status < 500) return failure("REFUSED", status, (error as Error).message);
   if (storeUnreachable(error)) return failure("UNAVAILABLE", 503, storeUnavailableMessage);

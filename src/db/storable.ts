@@ -36,3 +36,13 @@ export function makeStorable(value: unknown): void {
     }
   }
 }
+
+/** A request's own text was refused by the store: the client's to correct, as a 400. */
+export class UnstorableText extends Error {
+  readonly status = 400;
+  readonly code = "UNSTORABLE_TEXT";
+  constructor(cause: unknown) {
+    super("The request carries text the store cannot hold: a NUL character or half of a UTF-16 surrogate pair", { cause });
+    this.name = "UnstorableText";
+  }
+}

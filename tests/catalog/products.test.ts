@@ -26,6 +26,15 @@ describe.each(stores)("on %s", (kind) => {
     expect(read.body).toEqual(created.body);
   });
 
+  test("text the store cannot hold (NUL, half a surrogate pair) is refused with 400 on PostgreSQL and kept on SQLite", async () => {
+    const before = (await shop.read("/products?limit=1")).body.pagination.total;
+    const created = await create(productInput({ name: "Lamp\u0000", sku: "NUL-1", tags: ["a\ud800"] }));
+    if (kind === "sqlite") return void expect(created.body).toMatchObject({ name: "Lamp\u0000", tags: ["a\ud800"] });
+    expect(created.status).toBe(400);
+    expect(created.body).toMatchObject({ code: "VALIDATION_ERROR", details: { fields: [{ field: "body", message: expect.stringContaining("NUL character") }] } });
+    expect((await shop.read("/products?limit=1")).body.pagination.total).toBe(before);
+  });
+
   test("each field rule is enforced, naming the field, and nothing is created", async () => {
     const before = (await shop.read("/products?limit=1")).body.pagination.total;
     const cases: [Record<string, unknown>, string][] = [
