@@ -44,10 +44,12 @@ const writeFd2 = (text: string) => {
 };
 
 /**
- * The lines of one turn of the event loop are written together at its end: a busy server logs a line per
- * request, and one write for many lines costs a fraction of a write each. An error line is written at once,
- * with what came before it, and the rest is written when the process exits.
+ * Lines are gathered and written together, at most `flushMs` after the first of them: a busy server logs a line
+ * per request, and one write for many lines costs a fraction of a write each, for this process and for whatever
+ * reads its stderr. (Once a turn was still a write every few requests: about 5% of a cached catalog read's
+ * throughput.) An error line is written at once, with what came before it, and the rest when the process exits.
  */
+const flushMs = 20;
 let pending = "";
 const flush = () => {
   if (!pending) return;
@@ -62,7 +64,7 @@ export const writeToPerson = (text: string) => {
   flush();
 };
 const writeStderr = (line: string, urgent: boolean) => {
-  if (!pending && !urgent) setImmediate(flush);
+  if (!pending && !urgent) setTimeout(flush, flushMs).unref();
   pending += line;
   if (urgent) flush();
 };
