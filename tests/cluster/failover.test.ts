@@ -9,7 +9,7 @@ import { openDatabase, type DatabaseHandle } from "../../src/db/client.ts";
 import type { Running } from "../support/cli.ts";
 import { postgresForFile } from "../support/postgres.ts";
 import { tempDir } from "../support/temp.ts";
-import { rpc, startNode } from "./support.ts";
+import { rpc, startNode, watch, type Watched } from "./support.ts";
 
 const postgres = postgresForFile();
 const root = tempDir();
@@ -30,33 +30,6 @@ afterAll(async () => {
   await store.close();
   root.remove();
 });
-
-interface Watched {
-  id: string;
-  revisions: number[];
-  events: string[];
-  done: Promise<void>;
-}
-
-/** Follows a task's SSE stream on `base` to its end, keeping each event's id and name. */
-function watch(base: string, id: string): Watched {
-  const watched: Watched = { id, revisions: [], events: [], done: Promise.resolve() };
-  watched.done = (async () => {
-    const res = await fetch(`${base}/tasks/${id}/stream`);
-    let text = "";
-    for await (const chunk of res.body!.pipeThrough(new TextDecoderStream())) {
-      text += chunk;
-      for (let end = text.indexOf("\n\n"); end >= 0; end = text.indexOf("\n\n")) {
-        const frame = text.slice(0, end);
-        text = text.slice(end + 2);
-        const id = /^id: (\d+)$/m.exec(frame)?.[1];
-        const event = /^event: (\S+)$/m.exec(frame)?.[1];
-        if (id && event) watched.revisions.push(Number(id)), watched.events.push(event);
-      }
-    }
-  })();
-  return watched;
-}
 
 test("1,000 tasks over three nodes while nodes are SIGKILLed and restarted: none lost, none done twice, every one final", async () => {
   const acknowledged = new Map<string, string>(); // task id -> key
@@ -100,9 +73,15 @@ test("1,000 tasks over three nodes while nodes are SIGKILLed and restarted: none
     const killed = nodes.get(victim)!;
     killed.proc.kill("SIGKILL");
     await killed.proc.exited;
-    // The others serve meanwhile, and take the victim's tasks over once its lease has run out.
+    // The others serve meanwhile, and take the victim's tasks over once its lease has run out: one of them claims
+    // all the victim's active actors in one statement and says so.
+    const killedAt = new Date().toISOString();
     await load(20);
-    while ((await store.rows(sql`SELECT id FROM actors WHERE owner = ${victim} AND status = 'active'`)).length) await new Promise((resolve) => setTimeout(resolve, 50));
+    if ((await store.rows(sql`SELECT id FROM actors WHERE owner = ${victim} AND status = 'active'`)).length) {
+      const takenOver = (line: string) => line.includes('"message":"actors taken over"') && (JSON.parse(line) as { timestamp: string }).timestamp >= killedAt;
+      await Promise.race(ids.filter((id) => id !== victim).map((id) => nodes.get(id)!.waitForLine(takenOver)));
+    }
+    expect((await store.rows(sql`SELECT id FROM actors WHERE owner = ${victim} AND status = 'active'`)).length).toBe(0);
     moved += inFlight.length;
     nodes.set(victim, await startNode({ id: victim, url, root: root.path, leaseMs }));
   }
@@ -111,13 +90,12 @@ test("1,000 tasks over three nodes while nodes are SIGKILLed and restarted: none
   expect(moved).toBeGreaterThan(0);
 
   // Every acknowledged task ends final (its node finishes it, or the node that took it over fails it as interrupted).
+  // A task's row is written with its final state, so those without one are followed to their end.
   const all = [...acknowledged.keys()];
-  let states: { id: string; state: string; error: string | null }[] = [];
-  for (;;) {
-    states = await store.rows(sql`SELECT id, state, error FROM a2a_tasks WHERE id IN ${all}`);
-    if (states.length === all.length) break;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  const stored = new Set((await store.rows<{ id: string }>(sql`SELECT id FROM a2a_tasks WHERE id IN ${all}`)).map((r) => r.id));
+  await Promise.all(all.filter((id) => !stored.has(id)).map((id) => watch(nodes.get("a")!.url, id).done));
+  const states = await store.rows<{ id: string; state: string; error: string | null }>(sql`SELECT id, state, error FROM a2a_tasks WHERE id IN ${all}`);
+  expect(states.length).toBe(all.length);
   expect(states.every((s) => ["completed", "failed"].includes(s.state))).toBe(true);
   for (const s of states.filter((s) => s.state === "failed")) expect(s.error).toContain("interrupted");
 

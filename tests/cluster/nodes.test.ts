@@ -8,7 +8,7 @@ import { openDatabase } from "../../src/db/client.ts";
 import { postgresForFile } from "../support/postgres.ts";
 import { tempDir } from "../support/temp.ts";
 import type { Running } from "../support/cli.ts";
-import { rpc, startNode } from "./support.ts";
+import { rpc, startNode, watch } from "./support.ts";
 
 const postgres = postgresForFile();
 const root = tempDir();
@@ -63,13 +63,9 @@ test("when a node is SIGKILLed, another takes over its tasks once its lease runs
   await a.proc.exited;
   const final = await rpc(b.url, "task.send", { type: "hold", blocking: false }); // b keeps serving meanwhile
   expect(final.result.state).toBe("running");
-  let status: any;
-  for (;;) {
-    status = (await rpc(b.url, "task.status", { id: task.id })).result;
-    if (status.state !== "running") break;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await watch(b.url, task.id).done; // the stream on b ends with the task's final state
   const tookMs = performance.now() - killed;
+  const status = (await rpc(b.url, "task.status", { id: task.id })).result;
   expect(status).toMatchObject({ state: "failed", error: expect.stringContaining("interrupted") });
   expect(tookMs).toBeLessThan(leaseMs + 2000);
   const store = await openDatabase({ file: "", url });

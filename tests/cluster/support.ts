@@ -37,3 +37,30 @@ export async function rpc(base: string, method: string, params: unknown, id: num
   const res = await fetch(`${base}/rpc`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id, method, params }) });
   return res.json();
 }
+
+export interface Watched {
+  id: string;
+  revisions: number[];
+  events: string[];
+  done: Promise<void>;
+}
+
+/** Follows a task's SSE stream on `base` to its end, keeping each event's id and name. */
+export function watch(base: string, id: string): Watched {
+  const watched: Watched = { id, revisions: [], events: [], done: Promise.resolve() };
+  watched.done = (async () => {
+    const res = await fetch(`${base}/tasks/${id}/stream`);
+    let text = "";
+    for await (const chunk of res.body!.pipeThrough(new TextDecoderStream())) {
+      text += chunk;
+      for (let end = text.indexOf("\n\n"); end >= 0; end = text.indexOf("\n\n")) {
+        const frame = text.slice(0, end);
+        text = text.slice(end + 2);
+        const id = /^id: (\d+)$/m.exec(frame)?.[1];
+        const event = /^event: (\S+)$/m.exec(frame)?.[1];
+        if (id && event) watched.revisions.push(Number(id)), watched.events.push(event);
+      }
+    }
+  })();
+  return watched;
+}

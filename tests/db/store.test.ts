@@ -51,17 +51,19 @@ describe.each(Object.keys(open))("on %s", (dialect) => {
       const now = new Date();
       const node = (id: string) => ({ id, url: null, startedAt: now, heartbeatAt: now, expiresAt: now });
       const inside = Promise.withResolvers<void>();
+      const written = Promise.withResolvers<void>();
       const failing = store.db
         .transaction(async (tx) => {
           await tx.insert(clusterNodes).values(node("mine"));
           inside.resolve();
-          // Another request writes while this transaction is open.
-          await new Promise((resolve) => setTimeout(resolve, 20));
+          // Another request writes while this transaction is open (on SQLite it waits for the transaction to end).
+          await written.promise;
           throw new Error("refused");
         })
         .catch((error: Error) => error.message);
       await inside.promise;
-      const outside = store.db.insert(clusterNodes).values(node("theirs"));
+      const outside = store.db.insert(clusterNodes).values(node("theirs")).execute();
+      written.resolve();
       expect(await failing).toBe("refused");
       await outside;
       const ids = (await store.db.select({ id: clusterNodes.id }).from(clusterNodes)).map((r) => r.id);

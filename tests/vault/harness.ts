@@ -1,6 +1,7 @@
 /** A running runtime with the vault, in a temp data dir, plus stand-in upstreams speaking the services' wire formats. */
 import { createHash, createHmac } from "node:crypto";
 import type { Server } from "bun";
+import type { Logger } from "../../src/log.ts";
 import { vaultCapability, type VaultCapability } from "../../src/vault/capability.ts";
 import { startApp, type RunningApp } from "../support/app.ts";
 
@@ -10,8 +11,8 @@ export interface Harness extends RunningApp {
   capability: VaultCapability;
 }
 
-export async function startVault(env: Record<string, string> = {}): Promise<Harness> {
-  const running = await startApp([vaultCapability], { env: { PLATFORM_VAULT__SETUP_PORT: "0", ...env } });
+export async function startVault(env: Record<string, string> = {}, log?: Logger): Promise<Harness> {
+  const running = await startApp([vaultCapability], { env: { PLATFORM_VAULT__SETUP_PORT: "0", ...env }, log });
   return { ...running, capability: running.runtime.capabilities.find((c) => c.name === "vault") as VaultCapability };
 }
 

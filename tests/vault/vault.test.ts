@@ -6,6 +6,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { keyDirOf } from "../../src/vault/service.ts";
 import { githubToken, githubUpstream, startVault, type Harness } from "./harness.ts";
+import { logLines } from "../support/log-lines.ts";
 import { failOnStalls } from "../support/loop.ts";
 import { stores, storesForFile } from "../support/stores.ts";
 
@@ -19,10 +20,12 @@ const setupCaller = { name: "setup", services: ["*"] };
 describe.each(stores)("on %s", (kind) => {
 let h: Harness;
 let client: Client;
+// The vault's log: a lease event's audit line is written once its row is.
+const logs = logLines("info");
 
 beforeAll(async () => {
   const store = await fixture.fresh(kind);
-  h = await startVault({ PLATFORM_VAULT__TRUST_LOCAL_MCP: "true", PLATFORM_VAULT__TOKEN_TTL_SECONDS: "30", ...store.env });
+  h = await startVault({ PLATFORM_VAULT__TRUST_LOCAL_MCP: "true", PLATFORM_VAULT__TOKEN_TTL_SECONDS: "30", ...store.env }, logs.log);
   await h.capability.vault.addService(
     { name: "gh", template: "github", credential: { token: githubToken }, base_url: `http://127.0.0.1:${github.port}`, allow_addresses: ["loopback"] },
     setupCaller,
@@ -115,7 +118,7 @@ test("a token in use is renewed at its renewal point; one left unused is not, an
   expect(states).toEqual(["renewing", "active", "renewing", "expiring", "active", "renewing", "expiring", "expired"]);
   await expect(vault.roles.authenticate(issued.token)).rejects.toThrow("valid vault token");
   // The audit of the expiry is written as the lease's watchers hear of it.
-  while ((await h.runtime.database.rows(sql`SELECT id FROM vault_audit WHERE path = ${`lease/${id}`}`)).length < 5) await new Promise((resolve) => setImmediate(resolve));
+  await logs.until((line) => line.includes('"operation":"lease_expired"') && line.includes(`lease/${id}`));
   const audited = await h.runtime.database.rows(sql`SELECT caller, operation FROM vault_audit WHERE path = ${`lease/${id}`} ORDER BY id`);
   expect(audited).toEqual([
     { caller: "short", operation: "lease_renewed" },
