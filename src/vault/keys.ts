@@ -6,6 +6,7 @@
  *   keys stored in the database; they exist in clear only in the memory of an unsealed process.
  */
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import { decrypt, deriveKey, encrypt, randomKey } from "./crypto.ts";
 import { VaultError } from "./errors.ts";
@@ -85,7 +86,7 @@ export class Keyring {
 
   #write(file: MasterFile): void {
     // Written beside and renamed, so a crash never leaves half a key file.
-    const next = `${this.masterFile}.next`;
+    const next = `${this.masterFile}.${process.pid}.${randomUUID()}.next`;
     writeSecretFile(next, JSON.stringify(file, null, 2) + "\n");
     renameSync(next, this.masterFile);
   }

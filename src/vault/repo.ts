@@ -1,6 +1,6 @@
 /** Queries on the vault's tables. Each takes the database or the transaction it should run in. */
 import { and, count, desc, eq, isNull, max, sql } from "drizzle-orm";
-import { tablesOf, type DbOrTx } from "../db/client.ts";
+import { dialectOf, execute, tablesOf, type DbOrTx } from "../db/client.ts";
 import { preparedOn } from "../db/prepared.ts";
 import type { VaultAuditRow, VaultDataKeyRow, VaultLeaseRow, VaultRoleRow, VaultSecretIdRow, VaultSecretRow, VaultServiceRow } from "../db/schema.ts";
 
@@ -169,4 +169,13 @@ export async function insertAudit(db: DbOrTx, row: Omit<VaultAuditRow, "id">): P
 export async function recentAudit(db: DbOrTx, limit: number): Promise<VaultAuditRow[]> {
   const { vaultAudit } = tablesOf(db);
   return db.select().from(vaultAudit).orderBy(desc(vaultAudit.id)).limit(limit);
+}
+
+const initializationLock = 7_201_022;
+/**
+ * Holds, until the transaction ends, the lock under which a vault is initialised, so that nodes starting together
+ * on one PostgreSQL store create one set of keys between them. SQLite has one writer already.
+ */
+export async function lockInitialization(tx: DbOrTx): Promise<void> {
+  if (dialectOf(tx) === "postgresql") await execute(tx, sql`SELECT pg_advisory_xact_lock(${initializationLock})`);
 }

@@ -38,17 +38,19 @@ export class SecretStore {
    */
   async initialize(): Promise<void> {
     if (await repo.readState(this.db)) return;
-    if (!this.keyring.exists()) this.keyring.create();
-    const { current, keys } = this.keyring.open(this.#material());
-    const id = `dk_${randomUUID()}`;
     const created = await this.db.transaction(async (tx) => {
-      // Another node may have initialised the store since the read above.
-      if (await repo.readState(tx)) return false;
+      // Nodes starting together take turns here: the first writes the key files and the state, the others find
+      // the state written and unseal from those files.
+      await repo.lockInitialization(tx);
+      if (await repo.readState(tx)) return undefined;
+      if (!this.keyring.exists()) this.keyring.create();
+      const { current, keys } = this.keyring.open(this.#material());
+      const id = `dk_${randomUUID()}`;
       await repo.insertDataKey(tx, { id, masterVersion: current, wrapped: wrapDataKey(keys.get(current)!, randomKey(), id), active: true, createdAt: new Date() });
       await repo.writeState(tx, { sealed: false, masterVersion: current });
-      return true;
+      return keys;
     });
-    if (created) this.#master = keys;
+    if (created) this.#master = created;
   }
 
   /** What /health shows: the seal state as last read (every operation reads it; `isSealed` reads it anew). */

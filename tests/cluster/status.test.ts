@@ -5,9 +5,12 @@
  * out; on SQLite it says there is one node.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import { openDatabase } from "../../src/db/client.ts";
+import { Keyring } from "../../src/vault/keys.ts";
+import { countDataKeys } from "../../src/vault/repo.ts";
 import { runPlatform, serve, type Running } from "../support/cli.ts";
 import { postgresForFile } from "../support/postgres.ts";
 import { tempDir } from "../support/temp.ts";
@@ -31,6 +34,19 @@ afterAll(async () => {
   await a?.stop();
   await b?.stop();
   root.remove();
+});
+
+test("two nodes started at once on a fresh store create one set of vault keys between them, which opens", async () => {
+  const store = await openDatabase({ file: "", url });
+  try {
+    expect(await countDataKeys(store.db)).toBe(1);
+  } finally {
+    await store.close();
+  }
+  const dir = join(root.path, "vault-keys");
+  expect(readdirSync(dir).filter((name) => name.includes(".key")).sort()).toEqual(["master.key", "unseal.key"]);
+  const keyring = new Keyring(dir);
+  expect(keyring.open(keyring.readUnsealMaterial()).current).toBe(1);
 });
 
 test("lists each node with its URL, a fresh heartbeat, a standing lease and the actors it holds by kind, as /health does", async () => {
