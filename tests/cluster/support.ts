@@ -1,6 +1,6 @@
 /** Platform nodes as real processes on one PostgreSQL store, with the vault's keys and the catalog's signing key shared. */
 import { join } from "node:path";
-import { openAuthorization } from "../a2a/support.ts";
+import { openAuthorization, readEvents } from "../a2a/support.ts";
 import { serve, type Running } from "../support/cli.ts";
 
 const node = ["bun", join(import.meta.dir, "fixtures/node.ts")];
@@ -46,21 +46,11 @@ export interface Watched {
 }
 
 /** Follows a task's SSE stream on `base` to its end, keeping each event's id and name. */
-export function watch(base: string, id: string): Watched {
-  const watched: Watched = { id, revisions: [], events: [], done: Promise.resolve() };
+export function watch(base: string, taskId: string): Watched {
+  const watched: Watched = { id: taskId, revisions: [], events: [], done: Promise.resolve() };
   watched.done = (async () => {
-    const res = await fetch(`${base}/tasks/${id}/stream`);
-    let text = "";
-    for await (const chunk of res.body!.pipeThrough(new TextDecoderStream())) {
-      text += chunk;
-      for (let end = text.indexOf("\n\n"); end >= 0; end = text.indexOf("\n\n")) {
-        const frame = text.slice(0, end);
-        text = text.slice(end + 2);
-        const id = /^id: (\d+)$/m.exec(frame)?.[1];
-        const event = /^event: (\S+)$/m.exec(frame)?.[1];
-        if (id && event) watched.revisions.push(Number(id)), watched.events.push(event);
-      }
-    }
+    for (const { id, event } of await readEvents(await fetch(`${base}/tasks/${taskId}/stream`)))
+      if (id && event) watched.revisions.push(Number(id)), watched.events.push(event);
   })();
   return watched;
 }
